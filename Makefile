@@ -1,0 +1,17 @@
+# The two commands of the README: `make demo` (the main job) and `make test`.
+# Each installs what it needs first (scripts/setup.sh), so both work on a fresh machine.
+VENV := .venv/bin
+
+.PHONY: setup demo test lint
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	$(VENV)/metalogic check examples/facts/ --engine both --out out/demo
+
+test: setup
+	$(VENV)/pytest -q
+
+lint: setup
+	$(VENV)/ruff check . && $(VENV)/mypy engine logic extract agents memory metalogic

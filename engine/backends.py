@@ -1,0 +1,181 @@
+"""The two engines behind one call: rules + facts + parameters in, result lines out.
+
+Both backends return the same thing: for each result predicate (testcase, violation, score, ...),
+the set of ground atoms as canonical text, exactly as clingo prints them. The Prolog driver
+(logic/core/driver.pl) prints terms the same way, so the two outputs can be compared line by line.
+
+clingo: one Control per run (long-lived Controls grow in memory). SWI-Prolog: one embedded engine
+per process (pyswip), guarded by a lock; rule files are loaded once and swapped when the rule set
+changes, facts are asserted from a temporary file and retracted after the run.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import clingo
+
+from metalogic.engine import schema
+from metalogic.engine.errors import MetalogicError, Problem
+from metalogic.engine.facts import display_path
+from metalogic.engine.rules import SHARED_TABLES, RuleSet, _Log, clingo_problems
+from metalogic.logic import CORE_DIR
+
+RESULTS = {"testcase": 3, "violation": 5, "score": 4, "score_mr": 5, "invalid_cases": 3, "score_traj": 4,
+           "score_object": 5, "explain": 3, "input_error": 1}
+ENGINES = ("clingo", "prolog")
+
+
+@dataclass
+class EngineOutput:
+    engine: str
+    lines: dict[str, set[str]] = field(default_factory=lambda: {k: set() for k in RESULTS})
+
+
+def _param_facts(params: Mapping[str, int]) -> str:
+    return "".join(f"param_override({k},{int(v)}).\n" for k, v in sorted(params.items()))
+
+
+def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int]) -> EngineOutput:
+    log = _Log()
+    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=20)
+    ctl.load(str(SHARED_TABLES))
+    for f in rules.lp_files:
+        ctl.load(str(f))
+    shows = "".join(f"#show {name}/{arity}.\n" for name, arity in RESULTS.items())
+    ctl.add("base", [], program + _param_facts(params) + shows)
+    try:
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise MetalogicError(clingo_problems(log) or [Problem("clingo failed to ground the program")]) from None
+    out = EngineOutput("clingo")
+    lines = out.lines
+
+    def on_model(model: clingo.Model) -> None:
+        for sym in model.symbols(shown=True):
+            lines[sym.name].add(str(sym))
+
+    ctl.solve(on_model=on_model)
+    return out
+
+
+class _Prolog:
+    """The process's one embedded SWI-Prolog, with the rule files currently loaded."""
+
+    def __init__(self) -> None:
+        from pyswip import Prolog
+
+        self.prolog = Prolog()
+        self.loaded: list[Path] = []
+        indicators = ", ".join(f"{p.name}/{len(p.args)}" for p in schema.PREDICATES)
+        self._call(f"load_files('{_esc(CORE_DIR / 'driver.pl')}', [])")
+        self._call(f"ml_declare_facts([{indicators}])")
+        self.indicators = f"[{indicators}]"
+        self._load(SHARED_TABLES)
+
+    def _call(self, goal: str) -> list[dict[str, object]]:
+        return list(self.prolog.query(goal))
+
+    def _load(self, path: Path) -> None:
+        res = self._call(f"ml_load_rules('{_esc(path)}', M)")
+        messages = [_text(m) for m in res[0]["M"]] if res else ["the file could not be loaded"]  # type: ignore[union-attr]
+        if messages:
+            problems = []
+            for m in messages:
+                kind, _, body = m.partition("|")
+                where, what = _split_location(body.strip(), path)
+                problems.append(Problem(f"SWI-Prolog {kind}: {what}", where=where,
+                                        expected="a rule file that loads without errors or warnings",
+                                        fix="fix the clause at that place"))
+            self._call(f"ml_unload_rules('{_esc(path)}')")
+            raise MetalogicError(problems)
+        self.loaded.append(path)
+
+    def use_rules(self, files: list[Path]) -> None:
+        if [SHARED_TABLES, *files] == self.loaded:
+            return
+        for f in reversed(self.loaded[1:]):
+            self._call(f"ml_unload_rules('{_esc(f)}')")
+        self.loaded = self.loaded[:1]
+        for f in files:
+            self._load(f)
+
+    def declarations(self) -> list[str]:
+        goal = ("member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), param_default(_, _, _), "
+                "param_scale(_, _)]), clause(G, true, Ref), clause_property(Ref, file(F)), "
+                "with_output_to(string(L), (ml_write(current_output, G), write(' @ '), write(F)))")
+        return sorted(_text(r["L"]) for r in self._call(goal))
+
+    def run(self, program: str, params: Mapping[str, int]) -> EngineOutput:
+        with tempfile.TemporaryDirectory(prefix="metalogic-") as tmp:
+            facts = Path(tmp, "facts.pl")
+            facts.write_text(program + _param_facts(params), encoding="utf-8")
+            result = Path(tmp, "result.txt")
+            try:
+                self._call(f"ml_reset({self.indicators})")
+                self._call(f"ml_load_facts('{_esc(facts)}')")
+                self._call(f"ml_run('{_esc(result)}')")
+            finally:
+                self._call(f"ml_reset({self.indicators})")
+            out = EngineOutput("prolog")
+            with result.open(encoding="utf-8") as fh:
+                for line in fh:
+                    line = line.rstrip("\n")
+                    out.lines[line[: line.index("(")]].add(line)
+        return out
+
+
+def _esc(p: Path | str) -> str:
+    return str(p).replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _text(v: object) -> str:
+    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+
+def _split_location(body: str, path: Path) -> tuple[str, str]:
+    first, _, rest = body.partition("\n")
+    shown = display_path(path)
+    head, sep, what = first.partition(": ")
+    if sep and str(path) in head:
+        where = head.replace(str(path), shown)
+    else:
+        where, what = shown, first
+    return where, (what + ("; " + rest.strip().replace("\n", "; ") if rest.strip() else "")).strip()
+
+
+_PROLOG: _Prolog | None = None
+_LOCK = threading.Lock()
+
+
+def prolog() -> _Prolog:
+    global _PROLOG
+    if _PROLOG is None:
+        _PROLOG = _Prolog()
+    return _PROLOG
+
+
+def run_prolog(rules: RuleSet, program: str, params: Mapping[str, int]) -> EngineOutput:
+    with _LOCK:
+        pl = prolog()
+        pl.use_rules(rules.pl_files)
+        return pl.run(program, params)
+
+
+def prolog_declarations(rules: RuleSet) -> list[str]:
+    with _LOCK:
+        pl = prolog()
+        pl.use_rules(rules.pl_files)
+        return pl.declarations()
+
+
+def run_engine(engine: str, rules: RuleSet, program: str, params: Mapping[str, int]) -> EngineOutput:
+    if engine == "clingo":
+        return run_clingo(rules, program, params)
+    if engine == "prolog":
+        return run_prolog(rules, program, params)
+    raise ValueError(engine)

@@ -1,0 +1,225 @@
+"""`metalogic check`: facts folder in, violations and Spatial Cognition scores out.
+
+The rules decide everything (test cases, violations, counts); this module reads the facts, runs
+one or both engines, insists that both agree when both run, turns input errors derived by the rules
+into located messages, and shapes the engine's counts into tables.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from metalogic.engine.backends import ENGINES, EngineOutput, prolog_declarations, run_engine
+from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
+from metalogic.engine.facts import FactSet, display_path, read_facts
+from metalogic.engine.results import Rows, parse_output
+from metalogic.engine.rules import MR, RuleSet, load_ruleset
+from metalogic.engine.terms import Fun, Term, text
+
+ENGINE_CHOICES = (*ENGINES, "both")
+CAPABILITY_NAMES = {
+    "sc1a": "movement direction", "sc1b": "movement distance", "sc2a": "object-object direction",
+    "sc2b": "object-object distance", "sc3a": "object size", "sc3b": "object depth",
+    "sc4a": "ego-allo direction", "sc4b": "ego-allo distance",
+}
+
+
+@dataclass
+class CheckResult:
+    engine: str
+    rules: RuleSet
+    facts: FactSet
+    params: dict[str, int]
+    rows: Rows
+    agents: list[str] = field(default_factory=list)
+
+
+def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
+    """Turn `-c name=value` settings into integer overrides, checking names and values."""
+    out: dict[str, int] = {}
+    for item in settings:
+        name, sep, raw = item.partition("=")
+        name, raw = name.strip(), raw.strip()
+        if not sep or not name or not raw:
+            raise MetalogicError.single(f"bad setting '{item}'", expected="name=value, e.g. -c eps=0.1",
+                                        fix="write the parameter name, '=' and a number")
+        if name not in rules.params:
+            raise MetalogicError.single(
+                f"unknown parameter '{name}'", expected="one of " + ", ".join(rules.params),
+                fix=did_you_mean(name, list(rules.params)) or "run 'metalogic mrs' to list the parameters")
+        p = rules.params[name]
+        try:
+            value = Decimal(raw) * p.scale
+        except InvalidOperation:
+            value = Decimal("NaN")
+        limit = 1000 if p.scale > 1 else 1_000_000
+        if value.is_nan() or value != value.to_integral_value() or not 0 <= value <= limit:
+            unit = (f"a decimal from 0 to 1 in steps of 0.001 (e.g. {p.default / p.scale:g})" if p.scale > 1
+                    else "a whole number from 0 to 1000000")
+            raise MetalogicError.single(f"bad value '{raw}' for parameter {name}", expected=unit,
+                                        fix=f"{name}: {p.doc}")
+        out[name] = int(value)
+    return out
+
+
+def verify_prolog_twins(rules: RuleSet) -> None:
+    """The .pl half of every MR must declare what its .lp half declares."""
+    declared = prolog_declarations(rules)
+    by_file: dict[str, set[str]] = {}
+    for line in declared:
+        term, _, path = line.partition(" @ ")
+        by_file.setdefault(path, set()).add(term)
+    problems = []
+    for mr in rules.mrs:
+        want = _expected_declarations(mr, rules)
+        got = by_file.get(str(mr.pl), set()) | by_file.get(str(mr.pl.resolve()), set())
+        if want != got:
+            missing, extra = sorted(want - got), sorted(got - want)
+            detail = "; ".join(filter(None, [f"missing {', '.join(missing)}" if missing else "",
+                                             f"different {', '.join(extra)}" if extra else ""]))
+            problems.append(Problem(f"the Prolog twin of {mr.id} declares something else: {detail}",
+                                    where=display_path(mr.pl),
+                                    expected=f"the same mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3 and "
+                                             f"param_scale/2 facts as {display_path(mr.lp)}",
+                                    fix="make the two files declare identical facts"))
+    if problems:
+        raise MetalogicError(problems)
+
+
+def _expected_declarations(mr: MR, rules: RuleSet) -> set[str]:
+    from metalogic.engine.terms import quote
+
+    want = {f"mr({mr.id})", f"mr_name({mr.id},{quote(mr.name)})", f"mr_law({mr.id},{quote(mr.law)})"}
+    want |= {f"mr_serves({mr.id},{sc})" for sc in mr.serves}
+    for p in mr_params(mr, rules):
+        want.add(f"param_default({p.name},{p.default},{quote(p.doc)})")
+        if p.scale != 1:
+            want.add(f"param_scale({p.name},{p.scale})")
+    return want
+
+
+def mr_params(mr: MR, rules: RuleSet) -> list:  # type: ignore[type-arg]
+    return [rules.params[n] for n in rules.param_owner if rules.param_owner[n] == mr.id]
+
+
+def run_check(folder: str, *, engine: str = "clingo", rules_dirs: Sequence[str] = (),
+              settings: Sequence[str] = (), agents: Sequence[str] = ()) -> CheckResult:
+    if engine not in ENGINE_CHOICES:
+        raise MetalogicError.single(f"unknown engine '{engine}'", expected=" or ".join(ENGINE_CHOICES),
+                                    fix=did_you_mean(engine, ENGINE_CHOICES))
+    rules = load_ruleset(rules_dirs)
+    params = resolve_params(rules, settings)
+    facts = read_facts(folder)
+    engines = list(ENGINES) if engine == "both" else [engine]
+    if "prolog" in engines:
+        verify_prolog_twins(rules)
+    program = facts.program()
+    outputs = [run_engine(e, rules, program, params) for e in engines]
+    if len(outputs) == 2:
+        ensure_agreement(outputs[0], outputs[1])
+    out = outputs[0]
+    if out.lines["input_error"]:
+        raise input_errors(out, facts)
+    rows = parse_output(out)
+    known = sorted({r[0] for r in rows.scores})
+    for a in agents:
+        if a not in known:
+            raise MetalogicError.single(f"no answers from agent '{a}' in {folder}",
+                                        expected="one of " + (", ".join(known) or "(no agents)"),
+                                        fix=did_you_mean(a, known) or "check the agent name")
+    if agents:
+        rows = rows.only_agents(set(agents))
+    return CheckResult(engine=engine, rules=rules, facts=facts, params=params, rows=rows,
+                       agents=[a for a in known if not agents or a in agents])
+
+
+def ensure_agreement(a: EngineOutput, b: EngineOutput, shown: int = 5) -> None:
+    problems = []
+    for kind in a.lines:
+        only_a, only_b = sorted(a.lines[kind] - b.lines[kind]), sorted(b.lines[kind] - a.lines[kind])
+        if not only_a and not only_b:
+            continue
+        lines = [f"  only {a.engine}: {x}" for x in only_a[:shown]] + [f"  only {b.engine}: {x}" for x in only_b[:shown]]
+        problems.append(Problem(
+            f"the engines disagree on {kind} ({len(only_a)} only from {a.engine}, {len(only_b)} only from {b.engine}):\n"
+            + "\n".join(lines),
+            expected="identical results from clingo and SWI-Prolog",
+            fix="an MR's .lp and .pl halves encode different laws; make them agree"))
+    if problems:
+        raise MetalogicError(problems)
+
+
+# What each input error means, and the fact to point at.
+def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
+    assert isinstance(e, Fun)
+    a = e.args
+    if e.name == "answer_does_not_fit":
+        ag, q, v, ty = a
+        return (f"answer {text(v)} does not fit query {text(q)}, which takes {_type_words(str(ty))}",
+                f"a value from the {ty} vocabulary (see docs/facts.md), or invalid",
+                "fix the value, or write invalid if the reply was unusable", Fun("answer", (ag, q, v)))
+    if e.name == "answer_to_unknown_query":
+        ag, q = a
+        return (f"answer to query {text(q)}, but no query({text(q)}, ...) fact exists",
+                f"a query({text(q)}, Content) fact in the folder", "add the query or fix the id", None)
+    if e.name == "two_answers":
+        ag, q, v1, v2 = a
+        return (f"agent {text(ag)} answers query {text(q)} twice ({text(v1)} and {text(v2)})",
+                "one answer per agent and query", "keep one answer; for repeated asks use separate agents",
+                Fun("answer", (ag, q, v2)))
+    if e.name == "query_reused":
+        q, c1, c2 = a
+        return (f"query id {text(q)} is used for two contents ({text(c1)} and {text(c2)})",
+                "one content per query id", "give one of them a new id", Fun("query", (q, c2)))
+    if e.name == "unknown_query_kind":
+        q, c = a
+        return (f"query {text(q)} has an unknown content {text(c)}", "a content listed in docs/facts.md",
+                "fix the content", Fun("query", (q, c)))
+    if e.name == "form_of_unknown_query":
+        (q,) = a
+        return (f"form given for query {text(q)}, which does not exist", "a query fact with that id",
+                "add the query or remove the form", None)
+    if e.name in ("empty_box", "two_boxes"):
+        t, s, o = a
+        what = "has an empty box (x2 <= x1 or y2 <= y1)" if e.name == "empty_box" else "has two boxes"
+        return (f"detection of object {text(o)} in state {text(s)} of trajectory {text(t)} {what}",
+                "one box with x1 < x2 and y1 < y2 per object and state", "fix the detection", None)
+    return (f"input error {text(e)}", "consistent facts", "", None)
+
+
+def _type_words(ty: str) -> str:
+    return {"steps": "a whole number of steps", "mm": "a length in millimetres",
+            "move": "a move such as move(forward, none)"}.get(ty, f"a {ty} direction name")
+
+
+def input_errors(out: EngineOutput, facts: FactSet, limit: int = 10) -> MetalogicError:
+    from metalogic.engine.terms import parse_term
+
+    problems = []
+    errors = sorted(out.lines["input_error"])
+    for line in errors[:limit]:
+        term = parse_term(line)
+        assert isinstance(term, Fun)
+        what, expected, fix, fact = _describe_input_error(term.args[0])
+        where, src = ("", "")
+        if fact is not None:
+            loc = facts.locate(fact)
+            if loc:
+                where, src = loc
+        problems.append(Problem(what, where=where, source_line=src, column=int(where.rsplit(":", 1)[1]) if where else 0,
+                                expected=expected, fix=fix))
+    return MetalogicError(problems, more=max(0, len(errors) - limit))
+
+
+def wilson(held: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion held/n."""
+    if n == 0:
+        return (math.nan, math.nan)
+    p = held / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))

@@ -1,0 +1,190 @@
+"""The `metalogic` command line: a thin click layer over the library.
+
+Commands that need heavy packages (simulation, tracking, models) are imported only when used.
+Every user error is printed as one clear message (no traceback) with exit status 2.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import click
+
+from metalogic import __version__
+from metalogic.engine.errors import MetalogicError, did_you_mean
+
+# name -> "module:attribute" for commands living outside this module (imported on first use).
+LAZY_COMMANDS: dict[str, str] = {}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name in LAZY_COMMANDS:
+            module, attr = LAZY_COMMANDS[name].split(":")
+            cmd = getattr(importlib.import_module(module), attr)
+            assert isinstance(cmd, click.Command)
+            return cmd
+        return super().get_command(ctx, name)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+        name = args[0] if args else ""
+        if name and not name.startswith("-") and self.get_command(ctx, name) is None:
+            hint = did_you_mean(name, self.list_commands(ctx))
+            raise click.UsageError(f"no command '{name}'." + (f" {hint[0].upper()}{hint[1:]}" if hint else "")
+                                   + " Run 'metalogic --help' for the list.", ctx)
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, prog_name="metalogic")
+def cli() -> None:
+    """Test the spatial cognition of vision-language agents with metamorphic relations decided by
+    clingo and SWI-Prolog, without human labels."""
+
+
+rules_option = click.option("--rules", "rules_dirs", multiple=True, type=click.Path(file_okay=False),
+                            help="Extra folder of MR rule files (NAME.lp + NAME.pl); repeatable.")
+engine_option = click.option("--engine", type=click.Choice(["clingo", "prolog", "both"]), default="clingo",
+                             show_default=True, help="Rule engine; 'both' runs both and fails if they disagree.")
+
+
+@cli.command()
+@click.argument("facts_dir", type=click.Path())
+@engine_option
+@click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable).")
+@click.option("-c", "--const", "settings", multiple=True, metavar="NAME=VALUE",
+              help="Override a parameter, e.g. -c eps=0.1 (see 'metalogic mrs').")
+@rules_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Write the result tables here.")
+@click.option("--format", "formats", multiple=True, metavar="FMT[,FMT]",
+              help="Table formats for --out: csv, json, parquet (default csv,json).")
+def check(facts_dir: str, engine: str, agents: tuple[str, ...], settings: tuple[str, ...],
+          rules_dirs: tuple[str, ...], out_dir: str | None, formats: tuple[str, ...]) -> None:
+    """Check answer facts: print SC scores; with --out, write violations (with the facts behind
+    each one) and scores.
+
+    Example: metalogic check examples/facts/ --engine both --out out/check
+    """
+    from metalogic.engine import tables
+    from metalogic.engine.check import run_check
+
+    fmts = tables.parse_formats(formats)
+    res = run_check(facts_dir, engine=engine, rules_dirs=rules_dirs, settings=settings, agents=agents)
+    df = tables.scores_frame(res)
+    click.echo(tables.render_scores(df))
+    n_viol = len(res.rows.violations)
+    click.echo(f"\n{len(res.rows.testcases)} test cases, {n_viol} violations, {len(res.facts)} facts "
+               f"from {len(res.facts.files)} file(s); engine: {engine}")
+    if out_dir:
+        manifest = {"metalogic": __version__, "engine": engine, "facts_dir": facts_dir,
+                    "facts": len(res.facts), "files": [str(p) for p in res.facts.files],
+                    "mrs": [{"id": m.id, "lp": str(m.lp), "pl": str(m.pl)} for m in res.rules.mrs],
+                    "params": {k: res.params.get(k, p.default) for k, p in res.rules.params.items()},
+                    "agents": res.agents}
+        written = tables.write_tables(tables.all_frames(res), Path(out_dir), fmts, manifest)
+        click.echo(f"wrote {len(written)} files to {out_dir}")
+
+
+@cli.command()
+@rules_option
+@click.option("--format", "fmt", type=click.Choice(["text", "csv"]), default="text", show_default=True)
+def mrs(rules_dirs: tuple[str, ...], fmt: str) -> None:
+    """List every loaded MR: id, name, capabilities, law, source files and parameters.
+
+    Example: metalogic mrs --rules my_rules/
+    """
+    from metalogic.engine.facts import display_path
+    from metalogic.engine.rules import load_ruleset
+
+    rs = load_ruleset(rules_dirs)
+    if fmt == "csv":
+        click.echo("id,name,capabilities,law,lp,pl")
+        for m in rs.mrs:
+            law = m.law.replace('"', '""')
+            click.echo(f'{m.id},{m.name},{" ".join(m.serves)},"{law}",{display_path(m.lp)},{display_path(m.pl)}')
+        return
+    for m in rs.mrs:
+        origin = "shipped" if m.shipped else "user"
+        click.echo(f"{m.id}  {m.name}  [{', '.join(m.serves)}]  ({origin})")
+        click.echo(f"    law: {m.law}")
+        click.echo(f"    files: {display_path(m.lp)}  {display_path(m.pl)}")
+        for name, p in rs.params.items():
+            if rs.param_owner.get(name) == m.id:
+                click.echo(f"    -c {name}={p.default / p.scale:g}  {p.doc}")
+    core = [(n, p) for n, p in rs.params.items() if rs.param_owner.get(n) == "core"]
+    if core:
+        click.echo("shared parameters:")
+        for name, p in core:
+            click.echo(f"    -c {name}={p.default}  {p.doc}")
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "csv"]), default="text", show_default=True)
+@click.option("--calculus", type=click.Choice(["exact", "band", "star"]), default="exact", show_default=True,
+              help="exact: signs of exact offsets; band: 0 means within a tolerance; star: 45-degree cones.")
+@click.option("--engine", type=click.Choice(["clingo", "prolog"]), default="clingo", show_default=True)
+def algebra(fmt: str, calculus: str, engine: str) -> None:
+    """Print the planar composition and inverse tables, derived from the rules.
+
+    Names are allocentric: n = north ... nw, eq = same place. A row 'first,second,result' reads:
+    if A is `first` of B and B is `second` of C, then A can be `result` of C.
+
+    Example: metalogic algebra --format csv
+    """
+    from metalogic.engine import algebra as alg
+
+    comp = alg.composition(calculus, "map", engine)
+    inv = alg.inverse("map", engine)
+    names = alg.order({a for a, _ in comp})
+    if fmt == "csv":
+        click.echo("first,second,result")
+        for a in names:
+            for b in names:
+                for c in alg.order(comp[(a, b)]):
+                    click.echo(f"{a},{b},{c}")
+        return
+    cells = {(a, b): "{" + ",".join(alg.order(comp[(a, b)])) + "}" for a in names for b in names}
+    width = max(len(v) for v in cells.values())
+    click.echo(f"Composition ({calculus} calculus): row = relation of A to B, column = relation of B to C")
+    click.echo("    " + " ".join(b.ljust(width) for b in names))
+    for a in names:
+        click.echo(a.ljust(4) + " ".join(cells[(a, b)].ljust(width) for b in names).rstrip())
+    click.echo("\nInverse: if A is X of B, then B is Inv(X) of A")
+    click.echo("  " + "  ".join(f"{a}->{inv[a]}" for a in names))
+
+
+@cli.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "markdown"]), default="text", show_default=True)
+def schema(fmt: str) -> None:
+    """Print the facts schema: every predicate a facts file may hold.
+
+    Example: metalogic schema --format markdown
+    """
+    from metalogic.engine.schema_doc import render
+
+    click.echo(render(fmt))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: run the CLI, turning user errors into one message and exit status 2."""
+    try:
+        cli.main(args=argv, prog_name="metalogic", standalone_mode=False)
+    except MetalogicError as err:
+        click.echo(f"error: {err.render()}", err=True)
+        sys.exit(2)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as err:
+        err.show()
+        sys.exit(2)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)

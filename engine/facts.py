@@ -1,0 +1,219 @@
+"""Reading facts folders: every `*.lp` under a folder, checked line by line against the schema.
+
+Facts files are data. Nothing in them is ever passed to an engine unchecked: each line must be a
+single ground fact of a declared predicate (engine/schema.py), and only the fact itself (never a
+comment or anything after it) is handed on. A problem is reported with file:line:column, the line
+and a caret, what was expected and how to fix it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from metalogic.engine import schema
+from metalogic.engine.errors import MetalogicError, Problem
+from metalogic.engine.terms import Fun, ParseError, Term, parse_fact_line, text
+
+MAX_PROBLEMS = 10
+
+_FAST: dict[str, list[tuple[re.Pattern[str], list[Callable[[str], bool]], str]]] = {}
+for _pred in schema.PREDICATES:
+    _rx, _checks = schema.fast_regex(_pred)
+    _FAST.setdefault(_pred.name, []).append((_rx, _checks, _pred.key))
+
+
+def display_path(p: Path) -> str:
+    """A path as the user would write it: relative to the working directory when inside it."""
+    try:
+        return str(p.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(p)
+
+
+@dataclass
+class FactSet:
+    """The validated facts of a folder (or of a single file)."""
+
+    root: Path
+    files: list[Path]
+    facts: list[str] = field(default_factory=list)  # one fact per item, without the final '.'
+    counts: Counter[str] = field(default_factory=Counter)  # per predicate key, e.g. "answer/3"
+
+    def program(self) -> str:
+        """The facts as program text for either engine: one fact per line."""
+        return "".join(f"{f}.\n" for f in self.facts)
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    def locate(self, fact: Term) -> tuple[str, str] | None:
+        """Where a fact stands: ("path:line:col", the line), or None if no file holds it."""
+        want = text(fact)
+        name = fact.name if isinstance(fact, Fun) else str(fact)
+        for path in self.files:
+            for lineno, line in _lines(path):
+                if name not in line:
+                    continue
+                try:
+                    parsed = parse_fact_line(line)
+                except ParseError:
+                    continue
+                if parsed and text(parsed[0]) == want:
+                    return f"{display_path(path)}:{lineno}:{parsed[1]}", line
+        return None
+
+
+def _lines(path: Path) -> Iterator[tuple[int, str]]:
+    with path.open(encoding="utf-8", errors="replace", newline="") as fh:
+        yield from enumerate(fh, start=1)
+
+
+def list_fact_files(folder: str | Path) -> tuple[Path, list[Path]]:
+    root = Path(folder)
+    if not root.exists():
+        raise MetalogicError.single(
+            f"facts folder '{folder}' does not exist",
+            expected="a folder holding facts files (*.lp)",
+            fix="check the path, e.g. metalogic check examples/facts/",
+        )
+    if root.is_file():
+        return root, [root]
+    files = sorted(
+        p for p in root.rglob("*.lp")
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+    )
+    if not files:
+        raise MetalogicError.single(
+            f"no facts files (*.lp) under '{folder}'",
+            expected="at least one *.lp file of ground facts (see docs/facts.md)",
+            fix="point at the folder that holds the facts, or write them there first",
+        )
+    return root, files
+
+
+def read_facts(folder: str | Path, *, keep: Callable[[str], bool] | None = None) -> FactSet:
+    """Read and check every facts file under `folder`. Raises MetalogicError listing the first
+    problems found; returns the facts otherwise. `keep` may drop facts by their text."""
+    root, files = list_fact_files(folder)
+    fs = FactSet(root=root, files=files)
+    problems: list[Problem] = []
+    more = 0
+    for path in files:
+        for problem in _read_file(path, fs, keep):
+            if len(problems) < MAX_PROBLEMS:
+                problems.append(problem)
+            else:
+                more += 1
+    if problems:
+        raise MetalogicError(problems, more)
+    return fs
+
+
+def _read_file(path: Path, fs: FactSet, keep: Callable[[str], bool] | None) -> Iterable[Problem]:
+    shown = display_path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        yield Problem(f"cannot read facts file: {exc.strerror}", where=shown, expected="a readable file",
+                      fix="check the file's permissions")
+        return
+    try:
+        content = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        yield Problem("bytes that are not UTF-8 text", where=f"{shown}:{line}:{col}",
+                      expected="a UTF-8 text file", fix="re-save the file as UTF-8")
+        return
+    facts, counts = fs.facts, fs.counts
+    for lineno, line in enumerate(content.splitlines(keepends=True), start=1):
+        body = _fast_accept(line, counts)
+        if body is None:
+            stripped = line.lstrip()
+            if not stripped or stripped.startswith("%"):
+                continue
+            try:
+                body = _slow_accept(line, counts)
+            except _LineProblem as lp:
+                yield Problem(lp.what, where=f"{shown}:{lineno}:{lp.column}", source_line=line,
+                              column=lp.column, expected=lp.expected, fix=lp.fix)
+                continue
+            if body is None:
+                continue
+        if keep is None or keep(body):
+            facts.append(body)
+
+
+def _fast_accept(line: str, counts: Counter[str]) -> str | None:
+    paren = line.find("(")
+    if paren <= 0:
+        return None
+    candidates = _FAST.get(line[:paren].strip())
+    if not candidates:
+        return None
+    for rx, checks, key in candidates:
+        m = rx.fullmatch(line)
+        if m is None:
+            continue
+        if checks and not all(chk(g) for chk, g in zip(checks, m.groups()[1:], strict=True)):
+            return None
+        counts[key] += 1
+        return m.group(1)
+    return None
+
+
+class _LineProblem(Exception):
+    def __init__(self, column: int, what: str, expected: str, fix: str) -> None:
+        super().__init__(what)
+        self.column, self.what, self.expected, self.fix = column, what, expected, fix
+
+
+def _slow_accept(line: str, counts: Counter[str]) -> str | None:
+    try:
+        parsed = parse_fact_line(line)
+    except ParseError as pe:
+        raise _LineProblem(pe.column, f"syntax error: {pe.what}", pe.expected, pe.fix) from None
+    if parsed is None:
+        return None
+    fact, col = parsed
+    bad = schema.check_fact(fact)
+    if bad is not None:
+        arg_index, what, expected, fix = bad
+        column = argument_column(line, col, arg_index) if arg_index else col
+        raise _LineProblem(column, what, expected, fix)
+    assert isinstance(fact, Fun)
+    counts[f"{fact.name}/{len(fact.args)}"] += 1
+    return text(fact)
+
+
+_ARG_SCAN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[(),]')
+
+
+def argument_column(line: str, fact_col: int, index: int) -> int:
+    """The 1-based column where top-level argument `index` (1-based) of the fact starts."""
+    depth, seen = 0, 0
+    for m in _ARG_SCAN.finditer(line, fact_col - 1):
+        tok = m.group()
+        if tok == "(":
+            depth += 1
+            if depth == 1:
+                seen = 1
+                if seen == index:
+                    return _skip_space(line, m.end()) + 1
+        elif tok == ")":
+            depth -= 1
+        elif tok == "," and depth == 1:
+            seen += 1
+            if seen == index:
+                return _skip_space(line, m.end()) + 1
+    return fact_col
+
+
+def _skip_space(line: str, i: int) -> int:
+    while i < len(line) and line[i] in " \t":
+        i += 1
+    return i

@@ -1,0 +1,101 @@
+"""Engine output as rows: split the canonical result lines into their arguments.
+
+Result lines are ground terms printed the clingo way. Splitting them at top-level commas (outside
+strings and brackets) is all that is needed to make tables; no term is re-evaluated here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from metalogic.engine.backends import EngineOutput
+
+_SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[(),]')
+
+
+def split_args(line: str) -> list[str]:
+    """`name(a,b(c,d),"e,f")` -> ['a', 'b(c,d)', '"e,f"']."""
+    start = line.index("(") + 1
+    args, depth, last = [], 0, start
+    for m in _SCAN.finditer(line, start):
+        tok = m.group()
+        if tok == "(":
+            depth += 1
+        elif tok == ")":
+            if depth == 0:
+                args.append(line[last : m.start()])
+                break
+            depth -= 1
+        elif tok == "," and depth == 0:
+            args.append(line[last : m.start()])
+            last = m.end()
+    return args
+
+
+def label(arg: str) -> str:
+    """An agent or id as a person reads it: strings without their quotes."""
+    if arg.startswith('"'):
+        return arg[1:-1].replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+    return arg
+
+
+def first_arg(term: str) -> str:
+    return split_args(term)[0] if "(" in term else term
+
+
+@dataclass
+class Rows:
+    testcases: list[tuple[str, str, str]] = field(default_factory=list)  # case, mr, sc
+    violations: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # agent, case, mr, sc, reason
+    scores: list[tuple[str, str, int, int]] = field(default_factory=list)  # agent, sc, cases, violations
+    scores_mr: list[tuple[str, str, str, int, int]] = field(default_factory=list)  # agent, sc, mr, cases, viol.
+    invalid: dict[tuple[str, str], int] = field(default_factory=dict)  # (agent, sc) -> cases with invalid
+    by_trajectory: list[tuple[str, str, int, int]] = field(default_factory=list)  # agent, traj, cases, viol.
+    by_object: list[tuple[str, str, str, int, int]] = field(default_factory=list)  # agent, traj, obj, cases, viol.
+    explain: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (agent, case) -> facts
+
+    def only_agents(self, keep: set[str]) -> Rows:
+        return Rows(
+            testcases=self.testcases,
+            violations=[r for r in self.violations if r[0] in keep],
+            scores=[r for r in self.scores if r[0] in keep],
+            scores_mr=[r for r in self.scores_mr if r[0] in keep],
+            invalid={k: v for k, v in self.invalid.items() if k[0] in keep},
+            by_trajectory=[r for r in self.by_trajectory if r[0] in keep],
+            by_object=[r for r in self.by_object if r[0] in keep],
+            explain={k: v for k, v in self.explain.items() if k[0] in keep},
+        )
+
+
+def parse_output(out: EngineOutput) -> Rows:
+    rows = Rows()
+    for line in sorted(out.lines["testcase"]):
+        c, mr, sc = split_args(line)
+        rows.testcases.append((c, mr, sc))
+    for line in sorted(out.lines["violation"]):
+        ag, c, mr, sc, reason = split_args(line)
+        rows.violations.append((label(ag), c, mr, sc, reason))
+    for line in out.lines["score"]:
+        ag, sc, n, v = split_args(line)
+        rows.scores.append((label(ag), sc, int(n), int(v)))
+    rows.scores.sort()
+    for line in out.lines["score_mr"]:
+        ag, sc, mr, n, v = split_args(line)
+        rows.scores_mr.append((label(ag), sc, mr, int(n), int(v)))
+    rows.scores_mr.sort()
+    for line in out.lines["invalid_cases"]:
+        ag, sc, n = split_args(line)
+        rows.invalid[(label(ag), sc)] = int(n)
+    for line in out.lines["score_traj"]:
+        ag, t, n, v = split_args(line)
+        rows.by_trajectory.append((label(ag), label(t), int(n), int(v)))
+    rows.by_trajectory.sort()
+    for line in out.lines["score_object"]:
+        ag, t, o, n, v = split_args(line)
+        rows.by_object.append((label(ag), label(t), label(o), int(n), int(v)))
+    rows.by_object.sort()
+    for line in sorted(out.lines["explain"]):
+        ag, c, fact = split_args(line)
+        rows.explain.setdefault((label(ag), c), []).append(fact)
+    return rows

@@ -1,0 +1,290 @@
+"""Rule sets: the core rule files plus every MR, shipped or added with --rules.
+
+An MR is a pair of files with the same stem, `NAME.lp` for clingo and `NAME.pl` for SWI-Prolog.
+Each declares its own id (`mr/1`), name, law, the capabilities it serves and its parameters, as
+facts; the loader reads those declarations from both files through the engines themselves and
+refuses a pair whose two halves disagree, a file that does not parse, a helper predicate that two
+MR files both define, and (for user files) a predicate that nothing defines (usually a typo).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import clingo
+import clingo.ast
+
+from metalogic.engine import schema
+from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
+from metalogic.engine.facts import display_path
+from metalogic.logic import CORE_DIR, MRS_DIR
+
+SHARED_TABLES = CORE_DIR / "tables.facts"
+CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "cases", "score")
+
+# Predicates every MR file may add clauses to (in both engines).
+HOOKS = frozenset({
+    "testcase/3", "case_query/2", "case_support/2", "violates/3", "vacuous/2", "explain/3",
+    "mr/1", "mr_name/2", "mr_law/2", "mr_serves/2", "param_default/3", "param_scale/2", "frac_need/4",
+})
+CAPABILITIES = ("sc1a", "sc1b", "sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b")
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    default: int
+    doc: str
+    scale: int = 1  # a value given as a decimal is multiplied by this (1000 for ratios)
+
+
+@dataclass(frozen=True)
+class MR:
+    id: str
+    name: str
+    law: str
+    serves: tuple[str, ...]
+    lp: Path
+    pl: Path
+    shipped: bool
+
+
+@dataclass
+class RuleSet:
+    mrs: list[MR]
+    params: dict[str, Param] = field(default_factory=dict)
+    param_owner: dict[str, str] = field(default_factory=dict)  # parameter -> MR id, or "core"
+
+    @property
+    def lp_files(self) -> list[Path]:
+        return [CORE_DIR / f"{n}.lp" for n in CORE_NAMES] + [m.lp for m in self.mrs]
+
+    @property
+    def pl_files(self) -> list[Path]:
+        return [CORE_DIR / f"{n}.pl" for n in CORE_NAMES] + [m.pl for m in self.mrs]
+
+    def by_id(self, mr_id: str) -> MR:
+        for m in self.mrs:
+            if m.id == mr_id:
+                return m
+        raise MetalogicError.single(f"unknown MR '{mr_id}'", expected="one of " + ", ".join(m.id for m in self.mrs),
+                                    fix=did_you_mean(mr_id, [m.id for m in self.mrs]) or "run 'metalogic mrs'")
+
+
+def _pairs(folder: Path, shipped: bool) -> list[tuple[Path, Path]]:
+    where = display_path(folder)
+    if not folder.is_dir():
+        raise MetalogicError.single(f"rules folder '{where}' does not exist", expected="a folder of MR rule files",
+                                    fix="check the --rules path")
+    lps = {p.stem: p for p in folder.glob("*.lp")}
+    pls = {p.stem: p for p in folder.glob("*.pl")}
+    if not lps and not pls:
+        raise MetalogicError.single(f"no rule files (*.lp, *.pl) in '{where}'",
+                                    expected="pairs NAME.lp (clingo) and NAME.pl (SWI-Prolog)",
+                                    fix="see docs/adding-an-mr.md")
+    problems = []
+    for stem in sorted(set(lps) ^ set(pls)):
+        have, miss = (lps[stem], f"{stem}.pl") if stem in lps else (pls[stem], f"{stem}.lp")
+        problems.append(Problem(f"{display_path(have)} has no twin {miss}", where=display_path(have),
+                                expected="each MR as a pair: NAME.lp for clingo and NAME.pl for SWI-Prolog",
+                                fix=f"write {miss} with the same law (see docs/adding-an-mr.md)"))
+    if problems:
+        raise MetalogicError(problems)
+    return [(lps[s], pls[s]) for s in sorted(lps)]
+
+
+class _Log:
+    def __init__(self) -> None:
+        self.messages: list[tuple[clingo.MessageCode, str]] = []
+
+    def __call__(self, code: clingo.MessageCode, message: str) -> None:
+        self.messages.append((code, message))
+
+
+def clingo_problems(log: _Log, *, undefined: bool = False) -> list[Problem]:
+    """Turn clingo's log messages into problems (syntax errors, and optionally undefined atoms)."""
+    out = []
+    for code, msg in log.messages:
+        first, _, rest = msg.partition("\n")
+        where, _, what = first.partition(": ")
+        if code == clingo.MessageCode.RuntimeError or "error" in what.split(":")[0]:
+            out.append(Problem(what.replace("error: ", "", 1), where=where.split("-")[0],
+                               expected="a valid clingo rule file", fix="fix the rule at that place"))
+        elif undefined and code == clingo.MessageCode.AtomUndefined:
+            atom = rest.strip()
+            name = atom.split("(")[0]
+            if any(name == p.name for p in schema.PREDICATES):
+                continue  # a fact predicate with no facts in this run: fine
+            out.append(Problem(f"'{atom}' is used but no rule or fact defines it", where=where.split("-")[0],
+                               expected="a predicate defined by a rule file or declared in docs/facts.md",
+                               fix="check the spelling of the predicate"))
+    return out
+
+
+def _clingo_declarations(lp: Path) -> tuple[dict[str, list[list[str | int]]], list[Problem]]:
+    """Ground one MR file on its own and read its declarations."""
+    log = _Log()
+    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=50)
+    try:
+        ctl.load(str(SHARED_TABLES))
+        ctl.load(str(lp))
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        return {}, clingo_problems(log) or [Problem("clingo could not load the file", where=display_path(lp))]
+    decl: dict[str, list[list[str | int]]] = {}
+    for sym in ctl.symbolic_atoms:
+        name = sym.symbol.name
+        if name in ("mr", "mr_name", "mr_law", "mr_serves", "param_default", "param_scale"):
+            decl.setdefault(name, []).append([_py(a) for a in sym.symbol.arguments])
+    return decl, []
+
+
+def _py(sym: clingo.Symbol) -> str | int:
+    if sym.type == clingo.SymbolType.Number:
+        return sym.number
+    if sym.type == clingo.SymbolType.String:
+        return sym.string
+    return str(sym)
+
+
+def head_signatures(lp: Path) -> dict[str, int]:
+    """The predicates a clingo file defines (name/arity -> first line)."""
+    heads: dict[str, int] = {}
+
+    def visit(stm: clingo.ast.AST) -> None:
+        if stm.ast_type != clingo.ast.ASTType.Rule:
+            return
+        for atom in _head_atoms(stm.head):
+            heads.setdefault(atom, stm.location.begin.line)
+
+    clingo.ast.parse_files([str(lp)], visit)
+    return heads
+
+
+def _head_atoms(head: clingo.ast.AST) -> list[str]:
+    if head.ast_type == clingo.ast.ASTType.Literal and head.atom.ast_type == clingo.ast.ASTType.SymbolicAtom:
+        sym = head.atom.symbol
+        if sym.ast_type == clingo.ast.ASTType.Function:
+            return [f"{sym.name}/{len(sym.arguments)}"]
+        if sym.ast_type == clingo.ast.ASTType.Pool:
+            return [f"{a.name}/{len(a.arguments)}" for a in sym.arguments if a.ast_type == clingo.ast.ASTType.Function]
+    return []
+
+
+def _metadata(lp: Path, pl: Path, decl: dict[str, list[list[str | int]]], shipped: bool) -> tuple[MR | None, list[Problem]]:
+    where = display_path(lp)
+    ids = [str(d[0]) for d in decl.get("mr", [])]
+    if len(ids) != 1:
+        return None, [Problem(f"an MR file must declare exactly one mr(Id), found {len(ids)}", where=where,
+                              expected="mr(my_mr). mr_name(my_mr, \"...\"). mr_law(my_mr, \"...\"). "
+                                       "mr_serves(my_mr, sc2a).",
+                              fix="add the declarations (see docs/adding-an-mr.md)")]
+    mid = ids[0]
+    names = [str(d[1]) for d in decl.get("mr_name", []) if d[0] == mid]
+    laws = [str(d[1]) for d in decl.get("mr_law", []) if d[0] == mid]
+    serves = tuple(sorted(str(d[1]) for d in decl.get("mr_serves", []) if d[0] == mid))
+    problems = []
+    if len(names) != 1 or len(laws) != 1:
+        problems.append(Problem(f"MR {mid} must declare one mr_name/2 and one mr_law/2 (strings)", where=where,
+                                expected=f'mr_name({mid}, "a short name"). mr_law({mid}, "the law in one line").',
+                                fix="add the missing declaration"))
+    if not serves:
+        problems.append(Problem(f"MR {mid} declares no capability", where=where,
+                                expected=f"mr_serves({mid}, SC) with SC one of {', '.join(CAPABILITIES)}",
+                                fix="add mr_serves facts"))
+    for sc in serves:
+        if sc not in CAPABILITIES:
+            problems.append(Problem(f"MR {mid} serves unknown capability '{sc}'", where=where,
+                                    expected="one of " + ", ".join(CAPABILITIES),
+                                    fix=did_you_mean(sc, CAPABILITIES) or "use a capability id such as sc2a"))
+    if problems:
+        return None, problems
+    return MR(mid, names[0], laws[0], serves, lp, pl, shipped), []
+
+
+def load_ruleset(extra: Sequence[str | Path] = ()) -> RuleSet:
+    """Find, check and describe the MRs: the shipped ones plus those in each `extra` folder."""
+    pairs = [(lp, pl, True) for lp, pl in _pairs(MRS_DIR, shipped=True)]
+    for folder in extra:
+        pairs += [(lp, pl, False) for lp, pl in _pairs(Path(folder), shipped=False)]
+    problems: list[Problem] = []
+    mrs: list[MR] = []
+    params: dict[str, Param] = {}
+    owner_of_param: dict[str, str] = {}
+    core_heads = {h for n in CORE_NAMES for h in head_signatures(CORE_DIR / f"{n}.lp")} - HOOKS
+    for n in CORE_NAMES:
+        decl, _ = _clingo_declarations(CORE_DIR / f"{n}.lp")
+        _add_params(decl, "core", params, owner_of_param)
+    owner: dict[str, Path] = {}
+    for lp, pl, shipped in pairs:
+        decl, errs = _clingo_declarations(lp)
+        if errs:
+            problems += errs
+            continue
+        mr, errs = _metadata(lp, pl, decl, shipped)
+        problems += errs
+        if mr is None:
+            continue
+        if any(m.id == mr.id for m in mrs):
+            other = next(m for m in mrs if m.id == mr.id)
+            problems.append(Problem(f"MR id {mr.id} is declared twice", where=display_path(lp),
+                                    expected=f"a new id (already used by {display_path(other.lp)})",
+                                    fix="rename the id in mr/1 and the other declarations"))
+            continue
+        problems += _clashes(lp, core_heads, owner)
+        clash = [n for n, *_ in decl.get("param_default", []) if str(n) in params]
+        for n in clash:
+            problems.append(Problem(f"parameter {n} is declared again", where=display_path(lp),
+                                    expected=f"a parameter name of its own (already declared by {owner_of_param[str(n)]})",
+                                    fix=f"rename it, e.g. {mr.id}_{n}"))
+        mrs.append(mr)
+        _add_params(decl, mr.id, params, owner_of_param)
+    if problems:
+        raise MetalogicError(problems)
+    rs = RuleSet(mrs=sorted(mrs, key=lambda m: m.id), params=dict(sorted(params.items())),
+                 param_owner=owner_of_param)
+    if any(not m.shipped for m in mrs):
+        _check_defined(rs)
+    return rs
+
+
+def _add_params(decl: dict[str, list[list[str | int]]], owner: str, params: dict[str, Param],
+                owners: dict[str, str]) -> None:
+    scales = {str(n): int(s) for n, s in decl.get("param_scale", [])}
+    for name, default, doc in decl.get("param_default", []):
+        params[str(name)] = Param(str(name), int(default), str(doc), scales.get(str(name), 1))
+        owners[str(name)] = owner
+
+
+def _clashes(lp: Path, core_heads: set[str], owner: dict[str, Path]) -> list[Problem]:
+    problems = []
+    for sig, line in head_signatures(lp).items():
+        if sig in HOOKS:
+            continue
+        where = f"{display_path(lp)}:{line}"
+        if sig in core_heads or sig in schema.BY_KEY:
+            problems.append(Problem(f"rule file defines {sig}, which belongs to the core or the facts schema",
+                                    where=where, expected="new helper predicates with their own names",
+                                    fix=f"rename the helper, e.g. {lp.stem}_{sig.split('/')[0]}"))
+        elif sig in owner and owner[sig] != lp:
+            problems.append(Problem(f"helper predicate {sig} is also defined in {display_path(owner[sig])}",
+                                    where=where, expected="helper predicates unique to one MR file",
+                                    fix=f"prefix the helper with the MR's name, e.g. {lp.stem}_{sig.split('/')[0]}"))
+        else:
+            owner[sig] = lp
+    return problems
+
+
+def _check_defined(rs: RuleSet) -> None:
+    """Ground the whole program without facts and report atoms no rule or fact can define."""
+    log = _Log()
+    ctl = clingo.Control([], logger=log, message_limit=200)
+    ctl.load(str(SHARED_TABLES))
+    for f in rs.lp_files:
+        ctl.load(str(f))
+    ctl.ground([("base", [])])
+    problems = clingo_problems(log, undefined=True)
+    if problems:
+        raise MetalogicError(problems)

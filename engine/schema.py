@@ -1,0 +1,356 @@
+"""The facts schema: every predicate a facts file may hold, with typed arguments.
+
+This module is the one place that declares the public facts contract (docs/facts.md is generated
+from it: `metalogic schema --format markdown`). Each argument type checks a parsed term and also
+offers a strict regular expression, so that the reader can accept the common well-formed line
+without building terms; any line the fast path does not accept is parsed fully, which either
+accepts it or explains precisely what is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from metalogic.engine.terms import Atom, Fun, Str, Term, kind_name, text
+
+ATOM_RE = r"(?!not\b)[a-z][A-Za-z0-9_]*"
+STRING_RE = r'"(?:[^"\\\x00-\x08\x0a-\x1f]|\\["\\n])*"'
+ID_INT_RE = r"-?(?:0|[1-9][0-9]{0,8})"  # up to 9 digits: always inside clingo's 32-bit range
+
+
+def _int_re(lo: int, hi: int) -> str:
+    """A regex for integers; exact for ranges 0..10^k-1, otherwise a superset to check after."""
+    if lo == 0 and hi > 0 and str(hi + 1) == "1" + "0" * (len(str(hi + 1)) - 1):
+        return r"(?:0|[1-9][0-9]{0,%d})" % (len(str(hi)) - 1)
+    return r"-?(?:0|[1-9][0-9]{0,9})" if lo < 0 else r"(?:0|[1-9][0-9]{0,9})"
+
+
+def _exact_int_range(lo: int, hi: int) -> bool:
+    return lo == 0 and str(hi + 1) == "1" + "0" * (len(str(hi + 1)) - 1)
+
+
+@dataclass(frozen=True)
+class ArgType:
+    """How one argument position is checked."""
+
+    label: str  # what the user must write, e.g. "a non-negative integer"
+
+    def check(self, t: Term) -> str | None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        """A regex for the fast path and, when the regex alone is not enough, a check of the
+        matched text (False sends the line to the full parser)."""
+        raise NotImplementedError  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class IdType(ArgType):
+    """Identifiers: an atom or an integer (strings are kept out so that both engines order ids
+    the same way)."""
+
+    label: str = "an identifier (a lower-case atom or an integer)"
+
+    def check(self, t: Term) -> str | None:
+        if isinstance(t, Atom | int) and not isinstance(t, Str):
+            return None
+        return f"found {kind_name(t)}"
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        return f"(?:{ATOM_RE}|{ID_INT_RE})", None
+
+
+@dataclass(frozen=True)
+class AgentType(ArgType):
+    label: str = 'an agent name (a lower-case atom or a "string")'
+
+    def check(self, t: Term) -> str | None:
+        return None if isinstance(t, Atom | Str) else f"found {kind_name(t)}"
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        return f"(?:{ATOM_RE}|{STRING_RE})", None
+
+
+@dataclass(frozen=True)
+class AtomType(ArgType):
+    choices: tuple[str, ...] = ()
+
+    def check(self, t: Term) -> str | None:
+        if not isinstance(t, Atom):
+            return f"found {kind_name(t)}"
+        if self.choices and t not in self.choices:
+            return f"found '{t}'"
+        return None
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        if self.choices:
+            return "(?:" + "|".join(self.choices) + r")\b", None
+        return ATOM_RE, None
+
+
+@dataclass(frozen=True)
+class IntType(ArgType):
+    lo: int = 0
+    hi: int = 1_000_000
+
+    def check(self, t: Term) -> str | None:
+        if not isinstance(t, int) or isinstance(t, Str | Atom):
+            return f"found {kind_name(t)}"
+        if not self.lo <= t <= self.hi:
+            return f"found {t}, outside {self.lo}..{self.hi}"
+        return None
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        lo, hi = self.lo, self.hi
+        if _exact_int_range(lo, hi):
+            return _int_re(lo, hi), None
+        return f"({_int_re(lo, hi)})", lambda s: lo <= int(s) <= hi
+
+
+@dataclass(frozen=True)
+class StringType(ArgType):
+    label: str = 'a "string"'
+
+    def check(self, t: Term) -> str | None:
+        return None if isinstance(t, Str) else f"found {kind_name(t)}"
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        return STRING_RE, None
+
+
+@dataclass(frozen=True)
+class ValueType(ArgType):
+    """An answer value: a name (left, ne ...), a compound of names (move(forward, left)), a
+    non-negative integer up to `hi`, or the atom `invalid`. Whether it fits its query is checked
+    by the rules (logic/core/input.lp), which know the vocabularies."""
+
+    hi: int = 1_000_000
+
+    def check(self, t: Term) -> str | None:
+        if isinstance(t, Str):
+            return "found a string"
+        return self._ints_ok(t)
+
+    def _ints_ok(self, t: Term) -> str | None:
+        if isinstance(t, Fun):
+            for a in t.args:
+                err = self._ints_ok(a)
+                if err:
+                    return err
+            return None
+        if isinstance(t, int) and not isinstance(t, Atom | Str) and not 0 <= t <= self.hi:
+            return f"found {t}, outside 0..{self.hi}"
+        if isinstance(t, Str):
+            return "found a string inside the value"
+        return None
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        hi = self.hi
+        comp = rf"{ATOM_RE}\((?:{ATOM_RE})(?:\s*,\s*{ATOM_RE})*\)"
+        regex = rf"({comp}|{ATOM_RE}|{_int_re(0, hi)})"
+        return regex, lambda s: not s[0].isdigit() or int(s) <= hi
+
+
+@dataclass(frozen=True)
+class ContentType(ArgType):
+    """A query content: one of the declared query kinds with typed arguments."""
+
+    kinds: dict[str, tuple[ArgType, ...]] = field(default_factory=dict)
+
+    def check(self, t: Term) -> str | None:
+        if not isinstance(t, Fun) or t.name not in self.kinds:
+            shown = text(t) if not isinstance(t, Fun) else f"{t.name}/{len(t.args)}"
+            return f"found {shown}"
+        want = self.kinds[t.name]
+        if len(t.args) != len(want):
+            return f"{t.name} takes {len(want)} arguments, found {len(t.args)}"
+        for i, (a, ty) in enumerate(zip(t.args, want, strict=True), start=1):
+            err = ty.check(a)
+            if err:
+                return f"argument {i} of {t.name} must be {ty.label}, {err}"
+        return None
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        alts = []
+        for name, tys in self.kinds.items():
+            frags = [ty.fragment() for ty in tys]
+            assert all(chk is None for _, chk in frags), "content arguments need exact regexes"
+            parts = [frag for frag, _ in frags]
+            alts.append(name + r"\(\s*" + r"\s*,\s*".join(parts) + r"\s*\)")
+        return "(?:" + "|".join(alts) + ")", None
+
+
+@dataclass(frozen=True)
+class TermType(ArgType):
+    """Any ground term of atoms and integers (no strings), e.g. a surface form."""
+
+    label: str = "an atom, an integer or a compound term of them"
+
+    def check(self, t: Term) -> str | None:
+        if isinstance(t, Str):
+            return "found a string"
+        if isinstance(t, Fun):
+            for a in t.args:
+                err = self.check(a)
+                if err:
+                    return err
+        return None
+
+    def fragment(self) -> tuple[str, Callable[[str], bool] | None]:
+        atomic = f"(?:{ATOM_RE}|{ID_INT_RE})"
+        return rf"(?:{ATOM_RE}\(\s*{atomic}(?:\s*,\s*{atomic})*\s*\)|{atomic})", None
+
+
+@dataclass(frozen=True)
+class Arg:
+    name: str
+    type: ArgType
+    doc: str
+
+
+@dataclass(frozen=True)
+class Predicate:
+    name: str
+    args: tuple[Arg, ...]
+    doc: str
+    group: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}/{len(self.args)}"
+
+    @property
+    def signature(self) -> str:
+        return f"{self.name}({', '.join(a.name for a in self.args)})"
+
+
+ID = IdType()
+NAT = IntType("a non-negative integer", 0, 9_999_999)
+STATE = IntType("a state index (a non-negative integer)", 0, 9_999_999)
+PIXEL = IntType("a pixel coordinate (an integer 0..999999)", 0, 999_999)
+MM = IntType("a length in millimetres (an integer)", -999_999_999, 999_999_999)
+SCENARIOS = ("household", "tabletop", "drone", "video")
+
+QUERY_KINDS: dict[str, tuple[ArgType, ...]] = {
+    "move_dir": (ID, STATE, STATE),
+    "move_dist": (ID, STATE, STATE),
+    "obj_dir": (ID, STATE, ID, ID),
+    "obj_dist": (ID, STATE, ID, ID),
+    "size": (ID, STATE, ID),
+    "depth": (ID, STATE, ID),
+    "map_dir": (ID, STATE, ID, ID),
+    "map_dist": (ID, STATE, ID, ID),
+    "ego_dist": (ID, STATE, ID),
+}
+
+
+def _p(group: str, name: str, doc: str, *args: tuple[str, ArgType, str]) -> Predicate:
+    return Predicate(name, tuple(Arg(n, t, d) for n, t, d in args), doc, group)
+
+
+PREDICATES: tuple[Predicate, ...] = (
+    _p("scene", "trajectory", "a trajectory and the kind of world it comes from",
+       ("T", ID, "trajectory id"),
+       ("Scenario", AtomType("one of " + ", ".join(SCENARIOS), SCENARIOS), "household, tabletop, drone or video")),
+    _p("scene", "state", "a state (frame) of a trajectory, numbered in time order from 0",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index")),
+    _p("scene", "step_mm", "the length of one movement step",
+       ("T", ID, "trajectory id"), ("Mm", IntType("a positive length in millimetres", 1, 1_000_000), "millimetres")),
+    _p("scene", "image_size", "the size of the trajectory's frames",
+       ("T", ID, "trajectory id"), ("W", IntType("a width in pixels", 1, 999_999), "pixels"),
+       ("H", IntType("a height in pixels", 1, 999_999), "pixels")),
+    _p("scene", "frame", "the image file of a state, relative to the trajectory folder",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Path", StringType(), "file path")),
+    _p("scene", "action", "the action the agent took from state S to S+1",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Action", AtomType("an action name"), "e.g. move_forward")),
+    _p("scene", "camera", "pinhole intrinsics of the trajectory's camera, in pixels",
+       ("T", ID, "trajectory id"), ("Fx", IntType("a focal length in pixels", 1, 999_999), "pixels"),
+       ("Fy", IntType("a focal length in pixels", 1, 999_999), "pixels"), ("Cx", PIXEL, "pixels"), ("Cy", PIXEL, "pixels")),
+    _p("scene", "detection", "a tracked box of object O in state S",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("O", ID, "track id, stable across the trajectory"),
+       ("Class", AtomType("a class name (lower-case atom)"), "object class"),
+       ("ConfMilli", IntType("a confidence in thousandths (0..1000)", 0, 1000), "detector confidence x 1000"),
+       ("X1", PIXEL, "left"), ("Y1", PIXEL, "top"), ("X2", PIXEL, "right"), ("Y2", PIXEL, "bottom")),
+    _p("scene", "truncated", "the box of O in state S touches the image border",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("O", ID, "track id")),
+    _p("scene", "persistent", "object O is tracked in enough states to build test cases on",
+       ("T", ID, "trajectory id"), ("O", ID, "track id")),
+    _p("truth", "gt_pose", "ground-truth camera pose in state S (world frame, z up, yaw counter-clockwise from +x)",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Xmm", MM, "mm"), ("Ymm", MM, "mm"), ("Zmm", MM, "mm"),
+       ("YawDeg", IntType("an angle in degrees (-360..360)", -360, 360), "degrees")),
+    _p("truth", "gt_object", "ground-truth position (centre) and height of object O",
+       ("T", ID, "trajectory id"), ("O", ID, "object id"), ("Xmm", MM, "mm"), ("Ymm", MM, "mm"), ("Zmm", MM, "mm"),
+       ("HeightMm", IntType("a height in millimetres", 0, 999_999_999), "mm")),
+    _p("truth", "gt_box", "ground-truth box of object O in state S, from the segmentation mask",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("O", ID, "object id"),
+       ("X1", PIXEL, "left"), ("Y1", PIXEL, "top"), ("X2", PIXEL, "right"), ("Y2", PIXEL, "bottom")),
+    _p("queries", "query", "a question; its content names the kind, the trajectory, states and objects",
+       ("Q", ID, "query id"),
+       ("Content", ContentType("a query content: " + ", ".join(f"{k}/{len(v)}" for k, v in QUERY_KINDS.items()),
+                               QUERY_KINDS), "e.g. obj_dir(t1, 4, o2, o5)")),
+    _p("queries", "form", "the surface form a query was asked in (MR3 compares forms)",
+       ("Q", ID, "query id"), ("Form", TermType(), "e.g. choice or options(b, a, c)")),
+    _p("answers", "answer", "an agent's answer to a query",
+       ("Agent", AgentType(), "agent name"), ("Q", ID, "query id"),
+       ("Value", ValueType('an answer value (a name such as left, move(forward, none), an integer 0..1000000, '
+                           'or invalid)'), "see the vocabularies")),
+    _p("answers", "raw_reply", "the raw text of a reply that could not be used (kept for inspection)",
+       ("Agent", AgentType(), "agent name"), ("Q", ID, "query id"), ("Text", StringType(), "the reply")),
+)
+
+BY_KEY: dict[str, Predicate] = {p.key: p for p in PREDICATES}
+BY_NAME: dict[str, list[Predicate]] = {}
+for _pred in PREDICATES:
+    BY_NAME.setdefault(_pred.name, []).append(_pred)
+
+# Predicates that `metalogic check` derives; a facts file giving them is a mistake worth naming.
+DERIVED = frozenset({"testcase", "case_query", "case_support", "violation", "violates", "score", "score_mr",
+                     "applicable", "explain", "input_error", "param_override", "param_default", "invalid_cases"})
+
+
+def fast_regex(pred: Predicate) -> tuple[re.Pattern[str], list[Callable[[str], bool]]]:
+    """A full-line regex accepting the common spelling of a well-formed fact of `pred`, and the
+    checks to run on its capture groups."""
+    parts, checks = [], []
+    for a in pred.args:
+        frag, chk = a.type.fragment()
+        parts.append(frag)
+        if chk is not None:
+            checks.append(chk)
+    body = pred.name + r"\(\s*" + r"\s*,\s*".join(parts) + r"\s*\)"
+    return re.compile(r"[ \t]*(" + body + r")[ \t]*\.[ \t]*(?:%.*)?\r?\n?"), checks
+
+
+def check_fact(t: Term) -> tuple[int, str, str, str] | None:
+    """Check a parsed fact against the schema. Returns None, or (argument index (0 = the whole
+    fact), what is wrong, what was expected, how to fix it)."""
+    import difflib
+
+    if not isinstance(t, Fun):
+        name, arity = str(t), 0
+    else:
+        name, arity = t.name, len(t.args)
+    key = f"{name}/{arity}"
+    if key in BY_KEY:
+        pred = BY_KEY[key]
+        assert isinstance(t, Fun)
+        for i, (a, arg) in enumerate(zip(t.args, pred.args, strict=True), start=1):
+            err = arg.type.check(a)
+            if err:
+                return (i, f"argument {i} ({arg.name}) of {key} is wrong: {err}",
+                        f"{arg.type.label} in {pred.signature}", "")
+        return None
+    if name in BY_NAME:
+        takes = " or ".join(f"{p.key} as {p.signature}" for p in BY_NAME[name])
+        return (0, f"{key} has the wrong number of arguments", f"{takes}", "")
+    if name in DERIVED:
+        return (0, f"{key} is derived by metalogic, not given as a fact", "input facts only (see docs/facts.md)",
+                "remove it; metalogic check computes it")
+    known = sorted(BY_KEY)
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6) or difflib.get_close_matches(
+        name, [p.name for p in PREDICATES], n=1, cutoff=0.6)
+    fix = f"did you mean {BY_NAME[close[0]][0].key if close[0] in BY_NAME else close[0]}?" if close else \
+        "see docs/facts.md or run 'metalogic schema' for the predicates a facts file may hold"
+    return (0, f"unknown predicate {key}", "one of " + ", ".join(known), fix)

@@ -1,0 +1,18 @@
+% Test cases and violations, common to every MR (the Prolog twin of cases.lp). The driver first
+% stores each distinct test case as tc/3 and its queries as cq/2 and cs/2, then asks these rules.
+
+agent(Ag) :- distinct(Ag, answer(Ag, _, _)).
+
+touched(Ag, C) :- cq(C, Q), answer(Ag, Q, _).
+unanswered(Ag, C) :- cq(C, Q), \+ answer(Ag, Q, _), !.
+applicable(Ag, C) :- \+ unanswered(Ag, C), \+ vacuous(Ag, C).
+
+invalid_in(Ag, C) :- cq(C, Q), answer(Ag, Q, invalid), !.
+case_violation(Ag, C, invalid_answer) :- invalid_in(Ag, C), !.
+case_violation(Ag, C, R) :- violates(Ag, C, R).
+
+explain_fact(_, C, query(Q, K)) :- cq(C, Q), query(Q, K).
+explain_fact(Ag, C, answer(Ag, Q, V)) :- cq(C, Q), answer(Ag, Q, V).
+explain_fact(Ag, C, query(Q, K)) :- cs(C, Q), answer(Ag, Q, _), query(Q, K).
+explain_fact(Ag, C, answer(Ag, Q, V)) :- cs(C, Q), answer(Ag, Q, V).
+explain_fact(Ag, C, F) :- explain(Ag, C, F).

@@ -1,0 +1,113 @@
+% The Prolog side of `metalogic check`: loads rule files and fact files, derives test cases and
+% verdicts in phases (storing each phase as plain facts so later phases use indexed lookups), and
+% writes every result as one canonical term per line, printed exactly as clingo prints terms.
+
+:- use_module(library(solution_sequences)).
+:- use_module(library(aggregate)).
+:- use_module(library(lists)).
+
+% Hooks that rule files (core and MR files) add clauses to.
+:- multifile testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3, param_scale/2,
+             mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3.
+:- dynamic testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3, param_scale/2,
+           mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3.
+:- discontiguous testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3.
+
+% Tables of the phases.
+:- dynamic tc/3, cq/2, cs/2, app/2, inv/2, vr/3, viol/2, param_override/2.
+
+violated(Ag, C) :- viol(Ag, C).
+
+%% ml_declare_facts(+Indicators): the fact predicates of the schema, dynamic so that a rule asking
+%% for a predicate no facts file uses simply fails.
+ml_declare_facts(Indicators) :- forall(member(PI, Indicators), dynamic(user:PI)).
+
+%% ml_reset(+Indicators): forget the facts of the last run and all derived tables.
+ml_reset(Indicators) :-
+    forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
+    retractall(param_override(_, _)),
+    retractall(tc(_, _, _)), retractall(cq(_, _)), retractall(cs(_, _)), retractall(app(_, _)),
+    retractall(inv(_, _)), retractall(vr(_, _, _)), retractall(viol(_, _)).
+
+%% ml_load_facts(+File): add the ground facts of a file the Python reader has already validated.
+%% Terms are read as data (double-quoted text is a string) and asserted; nothing is called.
+ml_load_facts(File) :-
+    setup_call_cleanup(open(File, read, S, [encoding(utf8)]), ml_read_facts(S), close(S)).
+ml_read_facts(S) :-
+    read_term(S, T, [double_quotes(string), var_prefix(false)]),
+    (   T == end_of_file -> true
+    ;   ground(T), T \= (_ :- _), T \= (:- _) -> assertz(user:T), ml_read_facts(S)
+    ;   throw(error(not_a_fact(T), _))
+    ).
+
+%% ml_load_rules(+File, -Messages): load a rule file, returning the warnings and errors it raised
+%% as "kind|text" strings (an empty list means it loaded cleanly).
+:- dynamic ml_collecting/0, ml_message/2.
+user:message_hook(Term, Kind, Lines) :-
+    ml_collecting, memberchk(Kind, [error, warning]),
+    catch(with_output_to(string(Body), print_message_lines(current_output, '', Lines)), _, Body = "?"),
+    (   source_location(File, Line), \+ sub_string(Body, _, _, _, File)
+    ->  format(string(Text), "~w:~w: ~w", [File, Line, Body])
+    ;   Text = Body
+    ),
+    assertz(ml_message(Kind, Text)),
+    Term \== none.    % succeed: the message is reported by metalogic, not printed here
+ml_load_rules(File, Messages) :-
+    retractall(ml_message(_, _)),
+    setup_call_cleanup(assertz(ml_collecting),
+                       catch(load_files(user:File, [if(true)]), E, print_message(error, E)),
+                       retractall(ml_collecting)),
+    findall(M, (ml_message(K, T), format(string(M), "~w|~w", [K, T])), Messages).
+
+%% ml_unload_rules(+File)
+ml_unload_rules(File) :- unload_file(File).
+
+%% ml_run(+OutFile): derive everything and write the results.
+ml_run(Out) :-
+    ml_store_cases,
+    ml_store_verdicts,
+    setup_call_cleanup(open(Out, write, S, [encoding(utf8)]), ml_emit_all(S), close(S)).
+
+ml_store_cases :-
+    forall(distinct(C-MR-SC, testcase(C, MR, SC)), assertz(tc(C, MR, SC))),
+    forall(distinct(C-Q, (tc(C, _, _), case_query(C, Q))), assertz(cq(C, Q))),
+    forall(distinct(C-Q, (tc(C, _, _), case_support(C, Q))), assertz(cs(C, Q))).
+
+ml_store_verdicts :-
+    forall(distinct(Ag-C, (tc(C, _, _), touched(Ag, C))),
+           ( applicable(Ag, C) -> assertz(app(Ag, C)) ; true )),
+    forall(app(Ag, C), ( invalid_in(Ag, C) -> assertz(inv(Ag, C)) ; true )),
+    forall(distinct(Ag-C-R, (app(Ag, C), case_violation(Ag, C, R))), assertz(vr(Ag, C, R))),
+    forall(distinct(Ag-C, vr(Ag, C, _)), assertz(viol(Ag, C))).
+
+ml_emit_all(S) :-
+    forall(tc(C, MR, SC), ml_emit(S, testcase(C, MR, SC))),
+    forall((vr(Ag, C, R), tc(C, MR, SC)), ml_emit(S, violation(Ag, C, MR, SC, R))),
+    forall(score(Ag, SC, N, V), ml_emit(S, score(Ag, SC, N, V))),
+    forall(score_mr(Ag, SC, MR, N, V), ml_emit(S, score_mr(Ag, SC, MR, N, V))),
+    forall(invalid_cases(Ag, SC, N), ml_emit(S, invalid_cases(Ag, SC, N))),
+    forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
+    forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
+    forall(distinct(Ag-C-F, (viol(Ag, C), explain_fact(Ag, C, F))), ml_emit(S, explain(Ag, C, F))),
+    forall(distinct(E, input_error(E)), ml_emit(S, input_error(E))).
+
+ml_emit(S, T) :- ml_write(S, T), nl(S).
+
+%% ml_write(+Stream, +Term): print a ground term the way clingo prints symbols.
+ml_write(S, T) :- string(T), !, string_codes(T, Cs), put_char(S, '"'), ml_write_codes(S, Cs), put_char(S, '"').
+ml_write(S, T) :- atom(T), !, write(S, T).
+ml_write(S, T) :- integer(T), !, write(S, T).
+ml_write(S, T) :- compound(T), compound_name_arguments(T, F, Args), write(S, F), put_char(S, '('),
+    ml_write_args(S, Args), put_char(S, ')').
+ml_write_args(S, [A]) :- !, ml_write(S, A).
+ml_write_args(S, [A|As]) :- ml_write(S, A), put_char(S, ','), ml_write_args(S, As).
+ml_write_codes(_, []).
+ml_write_codes(S, [C|Cs]) :- ml_write_code(S, C), ml_write_codes(S, Cs).
+ml_write_code(S, 0'") :- !, write(S, '\\"').
+ml_write_code(S, 0'\\) :- !, write(S, '\\\\').
+ml_write_code(S, 0'\n) :- !, write(S, '\\n').
+ml_write_code(S, C) :- put_code(S, C).
+
+%% ml_query_lines(+Goal, +Template, -Lines): every distinct answer of a goal as canonical text.
+ml_query_lines(Goal, Template, Lines) :-
+    findall(L, (distinct(Template, Goal), with_output_to(string(L), ml_write(current_output, Template))), Lines).

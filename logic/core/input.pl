@@ -1,0 +1,14 @@
+% Input checks the fact reader cannot make line by line (the Prolog twin of input.lp).
+
+query_id(Q) :- query(Q, _), !.
+known_query(Q) :- query_of(Q, _, _), !.
+
+input_error(unknown_query_kind(Q, C)) :- query(Q, C), \+ known_query(Q).
+input_error(query_reused(Q, C1, C2)) :- query(Q, C1), query(Q, C2), C1 \== C2.
+input_error(answer_to_unknown_query(Ag, Q)) :- answer(Ag, Q, _), \+ query_id(Q).
+input_error(answer_does_not_fit(Ag, Q, V, Ty)) :- answer(Ag, Q, V), query_type(Q, Ty), \+ answer_fits(Q, V).
+input_error(two_answers(Ag, Q, V1, V2)) :- answer(Ag, Q, V1), answer(Ag, Q, V2), V1 \== V2.
+input_error(form_of_unknown_query(Q)) :- form(Q, _), \+ query_id(Q).
+input_error(empty_box(T, S, O)) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), ( X2 =< X1 ; Y2 =< Y1 ).
+input_error(two_boxes(T, S, O)) :- detection(T, S, O, _, _, _, _, _, _),
+    aggregate_all(count, detection(T, S, O, _, _, _, _, _, _), N), N > 1.

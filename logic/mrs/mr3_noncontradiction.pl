@@ -1,0 +1,22 @@
+% MR3 non-contradiction: the same question asked in two surface forms cannot get two different
+% answers (distances may differ by no more than the same-distance tolerance).
+mr(mr3).
+mr_name(mr3, "non-contradiction").
+mr_law(mr3, "not (Dir(1,2) = d1 and Dir(1,2) = d2) for d1 != d2; likewise for distances").
+mr_serves(mr3, sc1a).
+mr_serves(mr3, sc1b).
+mr_serves(mr3, sc2a).
+mr_serves(mr3, sc2b).
+mr_serves(mr3, sc3a).
+mr_serves(mr3, sc3b).
+mr_serves(mr3, sc4a).
+mr_serves(mr3, sc4b).
+
+testcase(mr3(Q1, Q2), mr3, SC) :- query(Q1, K), query(Q2, K), Q1 @< Q2, query_sc(Q1, SC).
+case_query(mr3(Q1, Q2), Q) :- testcase(mr3(Q1, Q2), mr3, _), member(Q, [Q1, Q2]).
+
+violates(Ag, mr3(Q1, Q2), contradiction) :- testcase(mr3(Q1, Q2), mr3, _), query_type(Q1, Ty),
+    \+ magnitude(Ty), answer(Ag, Q1, V1), answer(Ag, Q2, V2), answer_fits(Q1, V1), answer_fits(Q2, V2),
+    V1 \== V2.
+violates(Ag, mr3(Q1, Q2), contradiction) :- testcase(mr3(Q1, Q2), mr3, _), query_type(Q1, Ty),
+    mag_answer(Ag, Q1, D1), mag_answer(Ag, Q2, D2), tolerance(same, Ty, Tol), abs(D1 - D2) > Tol.

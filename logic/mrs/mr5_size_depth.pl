@@ -1,0 +1,27 @@
+% MR5 size-depth consistency: under a pinhole camera an object's pixel height is inversely
+% proportional to its depth, so |S1/S2 - D2/D1| < eps for one object seen in two frames.
+mr(mr5).
+mr_name(mr5, "size-depth consistency").
+mr_law(mr5, "|S1/S2 - D2/D1| < eps, S = pixel height of the box, D = answered depth").
+mr_serves(mr5, sc3b).
+param_default(eps, 100, "MR5 relative tolerance, in thousandths (100 = 0.1)").
+param_scale(eps, 1000).  % -c eps=0.1 means 100 thousandths
+
+px_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T, S, O), Y2 > Y1, H is Y2 - Y1.
+
+testcase(mr5(Q1, Q2), mr5, sc3b) :- object_query(Q1, depth, T, S1, O), object_query(Q2, depth, T, S2, O),
+    S1 @< S2, once(px_height(T, S1, O, _)), once(px_height(T, S2, O, _)).
+case_query(mr5(Q1, Q2), Q) :- testcase(mr5(Q1, Q2), mr5, _), member(Q, [Q1, Q2]).
+
+mr5_case(Ag, mr5(Q1, Q2), H1, H2, D1, D2, E) :- testcase(mr5(Q1, Q2), mr5, _),
+    object_query(Q1, _, T, S1, O), object_query(Q2, _, T, S2, O),
+    px_height(T, S1, O, H1), px_height(T, S2, O, H2),
+    mag_answer(Ag, Q1, D1), mag_answer(Ag, Q2, D2), param(eps, E).
+violates(Ag, C, zero_depth) :- mr5_case(Ag, C, _, _, 0, _, _).
+violates(Ag, C, zero_depth) :- mr5_case(Ag, C, _, _, _, 0, _).
+violates(Ag, C, size_depth_mismatch) :- mr5_case(Ag, C, H1, H2, D1, D2, E), D1 > 0, D2 > 0,
+    \+ frac_lt(H1, H2, 1000 * D2 + E * D1, 1000 * D1).
+violates(Ag, C, size_depth_mismatch) :- mr5_case(Ag, C, H1, H2, D1, D2, E), D1 > 0, D2 > 0,
+    1000 * D2 >= E * D1, \+ frac_lt(1000 * D2 - E * D1, 1000 * D1, H1, H2).
+explain(Ag, mr5(Q1, Q2), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr5(Q1, Q2)),
+    member(Q, [Q1, Q2]), object_query(Q, _, T, S, O), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).

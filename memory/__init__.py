@@ -1,0 +1,1 @@
+"""metalogic.memory"""

@@ -1,0 +1,3 @@
+from metalogic.engine.cli import main
+
+main()
