@@ -26,7 +26,7 @@ from metalogic.engine.rules import SHARED_TABLES, RuleSet, _Log, clingo_problems
 from metalogic.logic import CORE_DIR
 
 RESULTS = {"testcase": 3, "violation": 5, "score": 4, "score_mr": 5, "invalid_cases": 3, "score_traj": 4,
-           "score_object": 5, "explain": 3, "input_error": 1}
+           "score_object": 5, "query_score": 4, "explain": 3, "input_error": 1}
 ENGINES = ("clingo", "prolog")
 
 

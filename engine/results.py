@@ -54,6 +54,7 @@ class Rows:
     by_trajectory: list[tuple[str, str, int, int]] = field(default_factory=list)  # agent, traj, cases, viol.
     by_object: list[tuple[str, str, str, int, int]] = field(default_factory=list)  # agent, traj, obj, cases, viol.
     explain: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (agent, case) -> facts
+    by_query: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (agent, query) -> (cases, viol.)
 
     def only_agents(self, keep: set[str]) -> Rows:
         return Rows(
@@ -65,6 +66,7 @@ class Rows:
             by_trajectory=[r for r in self.by_trajectory if r[0] in keep],
             by_object=[r for r in self.by_object if r[0] in keep],
             explain={k: v for k, v in self.explain.items() if k[0] in keep},
+            by_query={k: v for k, v in self.by_query.items() if k[0] in keep},
         )
 
 
@@ -95,6 +97,9 @@ def parse_output(out: EngineOutput) -> Rows:
         ag, t, o, n, v = split_args(line)
         rows.by_object.append((label(ag), label(t), label(o), int(n), int(v)))
     rows.by_object.sort()
+    for line in out.lines["query_score"]:
+        ag, q, n, v = split_args(line)
+        rows.by_query[(label(ag), q)] = (int(n), int(v))
     for line in sorted(out.lines["explain"]):
         ag, c, fact = split_args(line)
         rows.explain.setdefault((label(ag), c), []).append(fact)

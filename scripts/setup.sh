@@ -25,7 +25,10 @@ stamp=.venv/.metalogic-installed
 want="$(sha256sum pyproject.toml | cut -d' ' -f1)"
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "setup: installing metalogic and its dependencies into .venv"
-  .venv/bin/pip install -q -e ".[test]" 2>&1 | grep -v -E "^WARNING: Location|^$" || true
-  .venv/bin/python -c "import metalogic.engine, clingo, pyswip" 
+  # llama-cpp-python compiles from source; the default native build crashes on some CPUs (AMX),
+  # so build for a portable AVX2 target.
+  export CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+  .venv/bin/pip install -q -e ".[all,test]" 2>&1 | grep -v -E "^WARNING: Location|^$" || true
+  .venv/bin/python -c "import metalogic.engine, clingo, pyswip"
   echo "$want" > "$stamp"
 fi

@@ -88,6 +88,7 @@ ml_emit_all(S) :-
     forall(invalid_cases(Ag, SC, N), ml_emit(S, invalid_cases(Ag, SC, N))),
     forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
+    forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))),
     forall(distinct(Ag-C-F, (viol(Ag, C), explain_fact(Ag, C, F))), ml_emit(S, explain(Ag, C, F))),
     forall(distinct(E, input_error(E)), ml_emit(S, input_error(E))).
 

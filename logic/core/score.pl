@@ -18,3 +18,8 @@ score_traj(Ag, T, N, V) :- agent(Ag), distinct(T, (tc(C, _, _), case_traj(C, T))
 score_object(Ag, T, O, N, V) :- agent(Ag), distinct(T-O, (tc(C, _, _), case_object(C, T, O))),
     aggregate_all(count, C1, distinct(C1, (app(Ag, C1), case_object(C1, T, O))), N),
     aggregate_all(count, C2, distinct(C2, (viol(Ag, C2), case_object(C2, T, O))), V).
+
+% Per answer: the cases that need it and how many of them are violated (the MR verifier's reward).
+query_score(Ag, Q, N, V) :- distinct(Ag-Q, (answer(Ag, Q, _), cq(_, Q))),
+    aggregate_all(count, C1, distinct(C1, (cq(C1, Q), app(Ag, C1))), N),
+    aggregate_all(count, C2, distinct(C2, (cq(C2, Q), viol(Ag, C2))), V).
