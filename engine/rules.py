@@ -285,6 +285,14 @@ def _check_defined(rs: RuleSet) -> None:
     for f in rs.lp_files:
         ctl.load(str(f))
     ctl.ground([("base", [])])
-    problems = clingo_problems(log, undefined=True)
+    user = {str(m.lp) for m in rs.mrs if not m.shipped} | {display_path(m.lp) for m in rs.mrs if not m.shipped}
+    problems = [p for p in clingo_problems(log, undefined=True) if p.where.rsplit(":", 2)[0] in user]
     if problems:
+        for p in problems:
+            object.__setattr__(p, "where", _shown_where(p.where))
         raise MetalogicError(problems)
+
+
+def _shown_where(where: str) -> str:
+    path, sep, rest = where.partition(":")
+    return display_path(Path(path)) + sep + rest

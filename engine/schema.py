@@ -283,6 +283,14 @@ PREDICATES: tuple[Predicate, ...] = (
     _p("truth", "gt_object", "ground-truth position (centre) and height of object O",
        ("T", ID, "trajectory id"), ("O", ID, "object id"), ("Xmm", MM, "mm"), ("Ymm", MM, "mm"), ("Zmm", MM, "mm"),
        ("HeightMm", IntType("a height in millimetres", 0, 999_999_999), "mm")),
+    _p("truth", "gt_view", "unit vector of the camera's optical axis in state S (world frame), in thousandths",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"),
+       ("Ax", IntType("a component in thousandths (-1000..1000)", -1000, 1000), "x"),
+       ("Ay", IntType("a component in thousandths (-1000..1000)", -1000, 1000), "y"),
+       ("Az", IntType("a component in thousandths (-1000..1000)", -1000, 1000), "z")),
+    _p("truth", "gt_agent", "pose of the moving agent when it is not the camera (a gripper seen by a fixed camera)",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Xmm", MM, "mm"), ("Ymm", MM, "mm"), ("Zmm", MM, "mm"),
+       ("YawDeg", IntType("an angle in degrees (-360..360)", -360, 360), "degrees")),
     _p("truth", "gt_box", "ground-truth box of object O in state S, from the segmentation mask",
        ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("O", ID, "object id"),
        ("X1", PIXEL, "left"), ("Y1", PIXEL, "top"), ("X2", PIXEL, "right"), ("Y2", PIXEL, "bottom")),
@@ -298,6 +306,16 @@ PREDICATES: tuple[Predicate, ...] = (
                            'or invalid)'), "see the vocabularies")),
     _p("answers", "raw_reply", "the raw text of a reply that could not be used (kept for inspection)",
        ("Agent", AgentType(), "agent name"), ("Q", ID, "query id"), ("Text", StringType(), "the reply")),
+    # Appended by the extract slice: the camera is not always the agent (the tabletop's fixed camera
+    # watches the gripper; the drone's camera looks down), and tracks need tying to objects.
+    _p("truth", "gt_camera", "ground-truth camera pose in state S (world frame, z up; yaw counter-clockwise "
+       "from +x, pitch positive upwards); the agent's own pose is gt_pose",
+       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Xmm", MM, "mm"), ("Ymm", MM, "mm"), ("Zmm", MM, "mm"),
+       ("YawDeg", IntType("an angle in degrees (-360..360)", -360, 360), "degrees"),
+       ("PitchDeg", IntType("an angle in degrees (-90..90)", -90, 90), "degrees")),
+    _p("truth", "gt_track", "track O of the detections is ground-truth object G (the object whose boxes it "
+       "overlaps, IoU >= 0.5, in most of its states)",
+       ("T", ID, "trajectory id"), ("O", ID, "track id"), ("G", ID, "ground-truth object id (as in gt_object)")),
 )
 
 BY_KEY: dict[str, Predicate] = {p.key: p for p in PREDICATES}
