@@ -16,7 +16,7 @@ from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems
 from metalogic.logic import CORE_DIR, LOGIC_DIR
 
 TRUTH_DIR = LOGIC_DIR / "truth"
-TRUTH_FILES = [CORE_DIR / "algebra.lp", CORE_DIR / "queries.lp", CORE_DIR / "params.lp",
+TRUTH_FILES = [TRUTH_DIR / "trig.facts", CORE_DIR / "algebra.lp", CORE_DIR / "queries.lp", CORE_DIR / "params.lp",
                TRUTH_DIR / "frames.lp", TRUTH_DIR / "answers.lp"]
 
 
