@@ -54,7 +54,7 @@ def prolog_tables() -> dict[str, set[str]]:
             args = ", ".join(f"A{i}" for i in range(arity))
             goal = f"{name}({args})"
             res = pl._call(f"ml_query_lines({goal}, {goal}, L)")
-            out[name] = {x.decode() if isinstance(x, bytes) else str(x) for x in res[0]["L"]}  # type: ignore[union-attr]
+            out[name] = {x.decode() if isinstance(x, bytes) else str(x) for x in res[0]["L"]}
     return out
 
 
@@ -62,7 +62,9 @@ def tables(engine: str = "clingo") -> dict[str, set[str]]:
     return clingo_tables() if engine == "clingo" else prolog_tables()
 
 
-def composition(calculus: str, vocab: str = "map", engine: str = "clingo") -> dict[tuple[str, str], list[str]]:
+def composition(
+    calculus: str, vocab: str = "map", engine: str = "clingo"
+) -> dict[tuple[str, str], list[str]]:
     """(first, second) -> possible results, for every pair of names of a vocabulary."""
     from metalogic.engine.results import split_args
 

@@ -16,6 +16,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import clingo
 
@@ -25,8 +26,18 @@ from metalogic.engine.facts import display_path
 from metalogic.engine.rules import SHARED_TABLES, RuleSet, _Log, clingo_problems
 from metalogic.logic import CORE_DIR
 
-RESULTS = {"testcase": 3, "violation": 5, "score": 4, "score_mr": 5, "invalid_cases": 3, "score_traj": 4,
-           "score_object": 5, "query_score": 4, "explain": 3, "input_error": 1}
+RESULTS = {
+    "testcase": 3,
+    "violation": 5,
+    "score": 4,
+    "score_mr": 5,
+    "invalid_cases": 3,
+    "score_traj": 4,
+    "score_object": 5,
+    "query_score": 4,
+    "explain": 3,
+    "input_error": 1,
+}
 ENGINES = ("clingo", "prolog")
 
 
@@ -51,7 +62,9 @@ def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int]) -> Engin
     try:
         ctl.ground([("base", [])])
     except RuntimeError:
-        raise MetalogicError(clingo_problems(log) or [Problem("clingo failed to ground the program")]) from None
+        raise MetalogicError(
+            clingo_problems(log) or [Problem("clingo failed to ground the program")]
+        ) from None
     out = EngineOutput("clingo")
     lines = out.lines
 
@@ -77,20 +90,25 @@ class _Prolog:
         self.indicators = f"[{indicators}]"
         self._load(SHARED_TABLES)
 
-    def _call(self, goal: str) -> list[dict[str, object]]:
+    def _call(self, goal: str) -> list[dict[str, Any]]:
         return list(self.prolog.query(goal))
 
     def _load(self, path: Path) -> None:
         res = self._call(f"ml_load_rules('{_esc(path)}', M)")
-        messages = [_text(m) for m in res[0]["M"]] if res else ["the file could not be loaded"]  # type: ignore[union-attr]
+        messages = [_text(m) for m in res[0]["M"]] if res else ["the file could not be loaded"]
         if messages:
             problems = []
             for m in messages:
                 kind, _, body = m.partition("|")
                 where, what = _split_location(body.strip(), path)
-                problems.append(Problem(f"SWI-Prolog {kind}: {what}", where=where,
-                                        expected="a rule file that loads without errors or warnings",
-                                        fix="fix the clause at that place"))
+                problems.append(
+                    Problem(
+                        f"SWI-Prolog {kind}: {what}",
+                        where=where,
+                        expected="a rule file that loads without errors or warnings",
+                        fix="fix the clause at that place",
+                    )
+                )
             self._call(f"ml_unload_rules('{_esc(path)}')")
             raise MetalogicError(problems)
         self.loaded.append(path)
@@ -105,9 +123,11 @@ class _Prolog:
             self._load(f)
 
     def declarations(self) -> list[str]:
-        goal = ("member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), param_default(_, _, _), "
-                "param_scale(_, _)]), clause(G, true, Ref), clause_property(Ref, file(F)), "
-                "with_output_to(string(L), (ml_write(current_output, G), write(' @ '), write(F)))")
+        goal = (
+            "member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), param_default(_, _, _), "
+            "param_scale(_, _)]), clause(G, true, Ref), clause_property(Ref, file(F)), "
+            "with_output_to(string(L), (ml_write(current_output, G), write(' @ '), write(F)))"
+        )
         return sorted(_text(r["L"]) for r in self._call(goal))
 
     def run(self, program: str, params: Mapping[str, int]) -> EngineOutput:

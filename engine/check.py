@@ -16,14 +16,19 @@ from metalogic.engine.backends import ENGINES, EngineOutput, prolog_declarations
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
 from metalogic.engine.results import Rows, parse_output
-from metalogic.engine.rules import MR, RuleSet, load_ruleset
+from metalogic.engine.rules import MR, Param, RuleSet, load_ruleset
 from metalogic.engine.terms import Fun, Term, text
 
 ENGINE_CHOICES = (*ENGINES, "both")
 CAPABILITY_NAMES = {
-    "sc1a": "movement direction", "sc1b": "movement distance", "sc2a": "object-object direction",
-    "sc2b": "object-object distance", "sc3a": "object size", "sc3b": "object depth",
-    "sc4a": "ego-allo direction", "sc4b": "ego-allo distance",
+    "sc1a": "movement direction",
+    "sc1b": "movement distance",
+    "sc2a": "object-object direction",
+    "sc2b": "object-object distance",
+    "sc3a": "object size",
+    "sc3b": "object depth",
+    "sc4a": "ego-allo direction",
+    "sc4b": "ego-allo distance",
 }
 
 
@@ -44,12 +49,17 @@ def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
         name, sep, raw = item.partition("=")
         name, raw = name.strip(), raw.strip()
         if not sep or not name or not raw:
-            raise MetalogicError.single(f"bad setting '{item}'", expected="name=value, e.g. -c eps=0.1",
-                                        fix="write the parameter name, '=' and a number")
+            raise MetalogicError.single(
+                f"bad setting '{item}'",
+                expected="name=value, e.g. -c eps=0.1",
+                fix="write the parameter name, '=' and a number",
+            )
         if name not in rules.params:
             raise MetalogicError.single(
-                f"unknown parameter '{name}'", expected="one of " + ", ".join(rules.params),
-                fix=did_you_mean(name, list(rules.params)) or "run 'metalogic mrs' to list the parameters")
+                f"unknown parameter '{name}'",
+                expected="one of " + ", ".join(rules.params),
+                fix=did_you_mean(name, list(rules.params)) or "run 'metalogic mrs' to list the parameters",
+            )
         p = rules.params[name]
         try:
             value = Decimal(raw) * p.scale
@@ -57,10 +67,14 @@ def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
             value = Decimal("NaN")
         limit = 1000 if p.scale > 1 else 1_000_000
         if value.is_nan() or value != value.to_integral_value() or not 0 <= value <= limit:
-            unit = (f"a decimal from 0 to 1 in steps of 0.001 (e.g. {p.default / p.scale:g})" if p.scale > 1
-                    else "a whole number from 0 to 1000000")
-            raise MetalogicError.single(f"bad value '{raw}' for parameter {name}", expected=unit,
-                                        fix=f"{name}: {p.doc}")
+            unit = (
+                f"a decimal from 0 to 1 in steps of 0.001 (e.g. {p.default / p.scale:g})"
+                if p.scale > 1
+                else "a whole number from 0 to 1000000"
+            )
+            raise MetalogicError.single(
+                f"bad value '{raw}' for parameter {name}", expected=unit, fix=f"{name}: {p.doc}"
+            )
         out[name] = int(value)
     return out
 
@@ -78,13 +92,24 @@ def verify_prolog_twins(rules: RuleSet) -> None:
         got = by_file.get(str(mr.pl), set()) | by_file.get(str(mr.pl.resolve()), set())
         if want != got:
             missing, extra = sorted(want - got), sorted(got - want)
-            detail = "; ".join(filter(None, [f"missing {', '.join(missing)}" if missing else "",
-                                             f"different {', '.join(extra)}" if extra else ""]))
-            problems.append(Problem(f"the Prolog twin of {mr.id} declares something else: {detail}",
-                                    where=display_path(mr.pl),
-                                    expected=f"the same mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3 and "
-                                             f"param_scale/2 facts as {display_path(mr.lp)}",
-                                    fix="make the two files declare identical facts"))
+            detail = "; ".join(
+                filter(
+                    None,
+                    [
+                        f"missing {', '.join(missing)}" if missing else "",
+                        f"different {', '.join(extra)}" if extra else "",
+                    ],
+                )
+            )
+            problems.append(
+                Problem(
+                    f"the Prolog twin of {mr.id} declares something else: {detail}",
+                    where=display_path(mr.pl),
+                    expected=f"the same mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3 and "
+                    f"param_scale/2 facts as {display_path(mr.lp)}",
+                    fix="make the two files declare identical facts",
+                )
+            )
     if problems:
         raise MetalogicError(problems)
 
@@ -101,15 +126,24 @@ def _expected_declarations(mr: MR, rules: RuleSet) -> set[str]:
     return want
 
 
-def mr_params(mr: MR, rules: RuleSet) -> list:  # type: ignore[type-arg]
+def mr_params(mr: MR, rules: RuleSet) -> list[Param]:
     return [rules.params[n] for n in rules.param_owner if rules.param_owner[n] == mr.id]
 
 
-def run_check(folder: str, *, engine: str = "clingo", rules_dirs: Sequence[str] = (),
-              settings: Sequence[str] = (), agents: Sequence[str] = ()) -> CheckResult:
+def run_check(
+    folder: str,
+    *,
+    engine: str = "clingo",
+    rules_dirs: Sequence[str] = (),
+    settings: Sequence[str] = (),
+    agents: Sequence[str] = (),
+) -> CheckResult:
     if engine not in ENGINE_CHOICES:
-        raise MetalogicError.single(f"unknown engine '{engine}'", expected=" or ".join(ENGINE_CHOICES),
-                                    fix=did_you_mean(engine, ENGINE_CHOICES))
+        raise MetalogicError.single(
+            f"unknown engine '{engine}'",
+            expected=" or ".join(ENGINE_CHOICES),
+            fix=did_you_mean(engine, ENGINE_CHOICES),
+        )
     rules = load_ruleset(rules_dirs)
     params = resolve_params(rules, settings)
     facts = read_facts(folder)
@@ -127,13 +161,21 @@ def run_check(folder: str, *, engine: str = "clingo", rules_dirs: Sequence[str] 
     known = sorted({r[0] for r in rows.scores})
     for a in agents:
         if a not in known:
-            raise MetalogicError.single(f"no answers from agent '{a}' in {folder}",
-                                        expected="one of " + (", ".join(known) or "(no agents)"),
-                                        fix=did_you_mean(a, known) or "check the agent name")
+            raise MetalogicError.single(
+                f"no answers from agent '{a}' in {folder}",
+                expected="one of " + (", ".join(known) or "(no agents)"),
+                fix=did_you_mean(a, known) or "check the agent name",
+            )
     if agents:
         rows = rows.only_agents(set(agents))
-    return CheckResult(engine=engine, rules=rules, facts=facts, params=params, rows=rows,
-                       agents=[a for a in known if not agents or a in agents])
+    return CheckResult(
+        engine=engine,
+        rules=rules,
+        facts=facts,
+        params=params,
+        rows=rows,
+        agents=[a for a in known if not agents or a in agents],
+    )
 
 
 def ensure_agreement(a: EngineOutput, b: EngineOutput, shown: int = 5) -> None:
@@ -142,12 +184,18 @@ def ensure_agreement(a: EngineOutput, b: EngineOutput, shown: int = 5) -> None:
         only_a, only_b = sorted(a.lines[kind] - b.lines[kind]), sorted(b.lines[kind] - a.lines[kind])
         if not only_a and not only_b:
             continue
-        lines = [f"  only {a.engine}: {x}" for x in only_a[:shown]] + [f"  only {b.engine}: {x}" for x in only_b[:shown]]
-        problems.append(Problem(
-            f"the engines disagree on {kind} ({len(only_a)} only from {a.engine}, {len(only_b)} only from {b.engine}):\n"
-            + "\n".join(lines),
-            expected="identical results from clingo and SWI-Prolog",
-            fix="an MR's .lp and .pl halves encode different laws; make them agree"))
+        lines = [f"  only {a.engine}: {x}" for x in only_a[:shown]] + [
+            f"  only {b.engine}: {x}" for x in only_b[:shown]
+        ]
+        problems.append(
+            Problem(
+                f"the engines disagree on {kind} ({len(only_a)} only from {a.engine}, "
+                f"{len(only_b)} only from {b.engine}):\n"
+                + "\n".join(lines),
+                expected="identical results from clingo and SWI-Prolog",
+                fix="an MR's .lp and .pl halves encode different laws; make them agree",
+            )
+        )
     if problems:
         raise MetalogicError(problems)
 
@@ -158,41 +206,70 @@ def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
     a = e.args
     if e.name == "answer_does_not_fit":
         ag, q, v, ty = a
-        return (f"answer {text(v)} does not fit query {text(q)}, which takes {_type_words(str(ty))}",
-                f"a value from the {ty} vocabulary (see docs/facts.md), or invalid",
-                "fix the value, or write invalid if the reply was unusable", Fun("answer", (ag, q, v)))
+        return (
+            f"answer {text(v)} does not fit query {text(q)}, which takes {_type_words(str(ty))}",
+            f"a value from the {ty} vocabulary (see docs/facts.md), or invalid",
+            "fix the value, or write invalid if the reply was unusable",
+            Fun("answer", (ag, q, v)),
+        )
     if e.name == "answer_to_unknown_query":
         ag, q = a
-        return (f"answer to query {text(q)}, but no query({text(q)}, ...) fact exists",
-                f"a query({text(q)}, Content) fact in the folder", "add the query or fix the id", None)
+        return (
+            f"answer to query {text(q)}, but no query({text(q)}, ...) fact exists",
+            f"a query({text(q)}, Content) fact in the folder",
+            "add the query or fix the id",
+            None,
+        )
     if e.name == "two_answers":
         ag, q, v1, v2 = a
-        return (f"agent {text(ag)} answers query {text(q)} twice ({text(v1)} and {text(v2)})",
-                "one answer per agent and query", "keep one answer; for repeated asks use separate agents",
-                Fun("answer", (ag, q, v2)))
+        return (
+            f"agent {text(ag)} answers query {text(q)} twice ({text(v1)} and {text(v2)})",
+            "one answer per agent and query",
+            "keep one answer; for repeated asks use separate agents",
+            Fun("answer", (ag, q, v2)),
+        )
     if e.name == "query_reused":
         q, c1, c2 = a
-        return (f"query id {text(q)} is used for two contents ({text(c1)} and {text(c2)})",
-                "one content per query id", "give one of them a new id", Fun("query", (q, c2)))
+        return (
+            f"query id {text(q)} is used for two contents ({text(c1)} and {text(c2)})",
+            "one content per query id",
+            "give one of them a new id",
+            Fun("query", (q, c2)),
+        )
     if e.name == "unknown_query_kind":
         q, c = a
-        return (f"query {text(q)} has an unknown content {text(c)}", "a content listed in docs/facts.md",
-                "fix the content", Fun("query", (q, c)))
+        return (
+            f"query {text(q)} has an unknown content {text(c)}",
+            "a content listed in docs/facts.md",
+            "fix the content",
+            Fun("query", (q, c)),
+        )
     if e.name == "form_of_unknown_query":
         (q,) = a
-        return (f"form given for query {text(q)}, which does not exist", "a query fact with that id",
-                "add the query or remove the form", None)
+        return (
+            f"form given for query {text(q)}, which does not exist",
+            "a query fact with that id",
+            "add the query or remove the form",
+            None,
+        )
     if e.name in ("empty_box", "two_boxes"):
         t, s, o = a
         what = "has an empty box (x2 <= x1 or y2 <= y1)" if e.name == "empty_box" else "has two boxes"
-        return (f"detection of object {text(o)} in state {text(s)} of trajectory {text(t)} {what}",
-                "one box with x1 < x2 and y1 < y2 per object and state", "fix the detection", None)
+        return (
+            f"detection of object {text(o)} in state {text(s)} of trajectory {text(t)} {what}",
+            "one box with x1 < x2 and y1 < y2 per object and state",
+            "fix the detection",
+            None,
+        )
     return (f"input error {text(e)}", "consistent facts", "", None)
 
 
 def _type_words(ty: str) -> str:
-    return {"steps": "a whole number of steps", "mm": "a length in millimetres",
-            "move": "a move such as move(forward, none)"}.get(ty, f"a {ty} direction name")
+    return {
+        "steps": "a whole number of steps",
+        "mm": "a length in millimetres",
+        "move": "a move such as move(forward, none)",
+    }.get(ty, f"a {ty} direction name")
 
 
 def input_errors(out: EngineOutput, facts: FactSet, limit: int = 10) -> MetalogicError:
@@ -209,9 +286,65 @@ def input_errors(out: EngineOutput, facts: FactSet, limit: int = 10) -> Metalogi
             loc = facts.locate(fact)
             if loc:
                 where, src = loc
-        problems.append(Problem(what, where=where, source_line=src, column=int(where.rsplit(":", 1)[1]) if where else 0,
-                                expected=expected, fix=fix))
+        problems.append(
+            Problem(
+                what,
+                where=where,
+                source_line=src,
+                column=int(where.rsplit(":", 1)[1]) if where else 0,
+                expected=expected,
+                fix=fix,
+            )
+        )
     return MetalogicError(problems, more=max(0, len(errors) - limit))
+
+
+EXPECT_PREFIX = "% expect:"
+
+
+def expected_violations(facts: FactSet) -> set[str]:
+    """The violations the facts files document with `% expect: violation(...)` lines (rule tests
+    written as data: the facts, then the verdicts a human checked)."""
+    from metalogic.engine.terms import ParseError, parse_term
+
+    out = set()
+    for path in facts.files:
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            stripped = line.strip()
+            if not stripped.startswith(EXPECT_PREFIX):
+                continue
+            body = stripped[len(EXPECT_PREFIX) :].strip().rstrip(".")
+            try:
+                term = parse_term(body)
+            except ParseError as pe:
+                raise MetalogicError.single(
+                    f"unreadable expectation: {pe.what}",
+                    where=f"{display_path(path)}:{lineno}",
+                    source_line=line,
+                    expected="% expect: violation(Agent, Case, MR, SC, Reason)",
+                    fix="write the violation as metalogic check prints it",
+                ) from None
+            if not isinstance(term, Fun) or term.name != "violation" or len(term.args) != 5:
+                raise MetalogicError.single(
+                    "an expectation must be a violation/5 term",
+                    where=f"{display_path(path)}:{lineno}",
+                    source_line=line,
+                    expected="% expect: violation(Agent, Case, MR, SC, Reason)",
+                )
+            out.add(text(term))
+    return out
+
+
+def compare_expected(res: CheckResult) -> tuple[set[str], set[str]]:
+    """(expected but not reported, reported but not expected)."""
+    from metalogic.engine.terms import Atom, Str
+
+    got = set()
+    for agent, case, mr, sc, reason in res.rows.violations:
+        ag = text(Atom(agent)) if agent.isidentifier() and agent[:1].islower() else text(Str(agent))
+        got.add(f"violation({ag},{case},{mr},{sc},{reason})")
+    want = expected_violations(res.facts)
+    return want - got, got - want
 
 
 def wilson(held: int, n: int, z: float = 1.96) -> tuple[float, float]:

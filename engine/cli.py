@@ -16,7 +16,15 @@ from metalogic import __version__
 from metalogic.engine.errors import MetalogicError, did_you_mean
 
 # name -> "module:attribute" for commands living outside this module (imported on first use).
-LAZY_COMMANDS: dict[str, str] = {}
+LAZY_COMMANDS: dict[str, str] = {
+    "generate": "metalogic.engine.generate_cli:generate_command",
+    "ask": "metalogic.agents.cli:ask_command",
+    "memory": "metalogic.memory.cli:memory_command",
+    "simulate": "metalogic.extract.cli:simulate",
+    "import": "metalogic.extract.cli:import_group",
+    "extract": "metalogic.extract.cli:extract",
+    "detector": "metalogic.extract.cli:detector",
+}
 
 
 class LazyGroup(click.Group):
@@ -31,40 +39,83 @@ class LazyGroup(click.Group):
             return cmd
         return super().get_command(ctx, name)
 
-    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[str | None, click.Command | None, list[str]]:
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
         name = args[0] if args else ""
         if name and not name.startswith("-") and self.get_command(ctx, name) is None:
             hint = did_you_mean(name, self.list_commands(ctx))
-            raise click.UsageError(f"no command '{name}'." + (f" {hint[0].upper()}{hint[1:]}" if hint else "")
-                                   + " Run 'metalogic --help' for the list.", ctx)
+            raise click.UsageError(
+                f"no command '{name}'."
+                + (f" {hint[0].upper()}{hint[1:]}" if hint else "")
+                + " Run 'metalogic --help' for the list.",
+                ctx,
+            )
         return super().resolve_command(ctx, args)
 
 
-@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
 @click.version_option(__version__, prog_name="metalogic")
 def cli() -> None:
     """Test the spatial cognition of vision-language agents with metamorphic relations decided by
     clingo and SWI-Prolog, without human labels."""
 
 
-rules_option = click.option("--rules", "rules_dirs", multiple=True, type=click.Path(file_okay=False),
-                            help="Extra folder of MR rule files (NAME.lp + NAME.pl); repeatable.")
-engine_option = click.option("--engine", type=click.Choice(["clingo", "prolog", "both"]), default="clingo",
-                             show_default=True, help="Rule engine; 'both' runs both and fails if they disagree.")
+rules_option = click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="Extra folder of MR rule files (NAME.lp + NAME.pl); repeatable.",
+)
+engine_option = click.option(
+    "--engine",
+    type=click.Choice(["clingo", "prolog", "both"]),
+    default="clingo",
+    show_default=True,
+    help="Rule engine; 'both' runs both and fails if they disagree.",
+)
 
 
 @cli.command()
 @click.argument("facts_dir", type=click.Path())
 @engine_option
 @click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable).")
-@click.option("-c", "--const", "settings", multiple=True, metavar="NAME=VALUE",
-              help="Override a parameter, e.g. -c eps=0.1 (see 'metalogic mrs').")
+@click.option(
+    "-c",
+    "--const",
+    "settings",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a parameter, e.g. -c eps=0.1 (see 'metalogic mrs').",
+)
 @rules_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Write the result tables here.")
-@click.option("--format", "formats", multiple=True, metavar="FMT[,FMT]",
-              help="Table formats for --out: csv, json, parquet (default csv,json).")
-def check(facts_dir: str, engine: str, agents: tuple[str, ...], settings: tuple[str, ...],
-          rules_dirs: tuple[str, ...], out_dir: str | None, formats: tuple[str, ...]) -> None:
+@click.option(
+    "--format",
+    "formats",
+    multiple=True,
+    metavar="FMT[,FMT]",
+    help="Table formats for --out: csv, json, parquet (default csv,json).",
+)
+@click.option(
+    "--expect",
+    is_flag=True,
+    help="Compare the violations with the '% expect: violation(...)' lines of the facts files; "
+    "exit 1 on any difference (rule tests written as data).",
+)
+def check(
+    facts_dir: str,
+    engine: str,
+    agents: tuple[str, ...],
+    settings: tuple[str, ...],
+    rules_dirs: tuple[str, ...],
+    out_dir: str | None,
+    formats: tuple[str, ...],
+    expect: bool,
+) -> None:
     """Check answer facts: print SC scores; with --out, write violations (with the facts behind
     each one) and scores.
 
@@ -78,16 +129,35 @@ def check(facts_dir: str, engine: str, agents: tuple[str, ...], settings: tuple[
     df = tables.scores_frame(res)
     click.echo(tables.render_scores(df))
     n_viol = len(res.rows.violations)
-    click.echo(f"\n{len(res.rows.testcases)} test cases, {n_viol} violations, {len(res.facts)} facts "
-               f"from {len(res.facts.files)} file(s); engine: {engine}")
+    click.echo(
+        f"\n{len(res.rows.testcases)} test cases, {n_viol} violations, {len(res.facts)} facts "
+        f"from {len(res.facts.files)} file(s); engine: {engine}"
+    )
     if out_dir:
-        manifest = {"metalogic": __version__, "engine": engine, "facts_dir": facts_dir,
-                    "facts": len(res.facts), "files": [str(p) for p in res.facts.files],
-                    "mrs": [{"id": m.id, "lp": str(m.lp), "pl": str(m.pl)} for m in res.rules.mrs],
-                    "params": {k: res.params.get(k, p.default) for k, p in res.rules.params.items()},
-                    "agents": res.agents}
+        manifest = {
+            "metalogic": __version__,
+            "engine": engine,
+            "facts_dir": facts_dir,
+            "facts": len(res.facts),
+            "files": [str(p) for p in res.facts.files],
+            "mrs": [{"id": m.id, "lp": str(m.lp), "pl": str(m.pl)} for m in res.rules.mrs],
+            "params": {k: res.params.get(k, p.default) for k, p in res.rules.params.items()},
+            "agents": res.agents,
+        }
         written = tables.write_tables(tables.all_frames(res), Path(out_dir), fmts, manifest)
         click.echo(f"wrote {len(written)} files to {out_dir}")
+    if expect:
+        from metalogic.engine.check import compare_expected
+
+        missing, unexpected = compare_expected(res)
+        for v in sorted(missing):
+            click.echo(f"expected but not reported: {v}")
+        for v in sorted(unexpected):
+            click.echo(f"reported but not expected: {v}")
+        if missing or unexpected:
+            click.echo(f"expectations: {len(missing)} missing, {len(unexpected)} unexpected")
+            sys.exit(1)
+        click.echo("expectations: every documented violation reported, nothing else")
 
 
 @cli.command()
@@ -106,7 +176,9 @@ def mrs(rules_dirs: tuple[str, ...], fmt: str) -> None:
         click.echo("id,name,capabilities,law,lp,pl")
         for m in rs.mrs:
             law = m.law.replace('"', '""')
-            click.echo(f'{m.id},{m.name},{" ".join(m.serves)},"{law}",{display_path(m.lp)},{display_path(m.pl)}')
+            click.echo(
+                f'{m.id},{m.name},{" ".join(m.serves)},"{law}",{display_path(m.lp)},{display_path(m.pl)}'
+            )
         return
     for m in rs.mrs:
         origin = "shipped" if m.shipped else "user"
@@ -125,8 +197,13 @@ def mrs(rules_dirs: tuple[str, ...], fmt: str) -> None:
 
 @cli.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "csv"]), default="text", show_default=True)
-@click.option("--calculus", type=click.Choice(["exact", "band", "star"]), default="exact", show_default=True,
-              help="exact: signs of exact offsets; band: 0 means within a tolerance; star: 45-degree cones.")
+@click.option(
+    "--calculus",
+    type=click.Choice(["exact", "band", "star"]),
+    default="exact",
+    show_default=True,
+    help="exact: signs of exact offsets; band: 0 means within a tolerance; star: 45-degree cones.",
+)
 @click.option("--engine", type=click.Choice(["clingo", "prolog"]), default="clingo", show_default=True)
 def algebra(fmt: str, calculus: str, engine: str) -> None:
     """Print the planar composition and inverse tables, derived from the rules.
@@ -156,6 +233,64 @@ def algebra(fmt: str, calculus: str, engine: str) -> None:
         click.echo(a.ljust(4) + " ".join(cells[(a, b)].ljust(width) for b in names).rstrip())
     click.echo("\nInverse: if A is X of B, then B is Inv(X) of A")
     click.echo("  " + "  ".join(f"{a}->{inv[a]}" for a in names))
+
+
+@cli.command()
+@click.option(
+    "--mr", "only", multiple=True, help="Audit only this MR (repeatable); default: every loaded MR."
+)
+@click.option(
+    "--bound", type=click.IntRange(0, 40), help="Size of every family of worlds (default: each family's own)."
+)
+@click.option(
+    "--samples",
+    type=click.IntRange(0, 100000),
+    default=200,
+    show_default=True,
+    help="Random fact sets for the clingo/Prolog agreement check (0 skips it).",
+)
+@click.option("--workers", type=click.IntRange(1, 64), default=2, show_default=True, help="Processes to use.")
+@rules_option
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    help="Write audit.md, audit.json and each counter-example or witness as a facts folder.",
+)
+def audit(
+    only: tuple[str, ...],
+    bound: int | None,
+    samples: int,
+    workers: int,
+    rules_dirs: tuple[str, ...],
+    out_dir: str | None,
+) -> None:
+    """Prove, on bounded worlds, that every MR is sound (a truthful agent is never flagged), that
+    the composition tables are tight, that no MR is redundant, and that both engines agree.
+
+    Exits with status 1 if any check fails. Example: metalogic audit --out out/audit
+    """
+    from metalogic.engine.audit import run_audit
+    from metalogic.engine.audit_report import render_terminal, write_report
+    from metalogic.engine.rules import load_ruleset
+
+    rules = load_ruleset(rules_dirs)
+    for m in only:
+        rules.by_id(m)  # a clear error for an unknown id before any work starts
+    rep = run_audit(
+        rules,
+        only=only,
+        bound=bound,
+        samples=samples,
+        workers=workers,
+        progress=lambda msg: click.echo(f"  {msg}", err=True),
+    )
+    click.echo(render_terminal(rep))
+    if out_dir:
+        written = write_report(rep, Path(out_dir))
+        click.echo(f"wrote {len(written)} files to {out_dir}")
+    if not rep.ok:
+        sys.exit(1)
 
 
 @cli.command()

@@ -83,7 +83,8 @@ def list_fact_files(folder: str | Path) -> tuple[Path, list[Path]]:
     if root.is_file():
         return root, [root]
     files = sorted(
-        p for p in root.rglob("*.lp")
+        p
+        for p in root.rglob("*.lp")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
     if not files:
@@ -118,16 +119,24 @@ def _read_file(path: Path, fs: FactSet, keep: Callable[[str], bool] | None) -> I
     try:
         data = path.read_bytes()
     except OSError as exc:
-        yield Problem(f"cannot read facts file: {exc.strerror}", where=shown, expected="a readable file",
-                      fix="check the file's permissions")
+        yield Problem(
+            f"cannot read facts file: {exc.strerror}",
+            where=shown,
+            expected="a readable file",
+            fix="check the file's permissions",
+        )
         return
     try:
         content = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        bad_line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        yield Problem("bytes that are not UTF-8 text", where=f"{shown}:{line}:{col}",
-                      expected="a UTF-8 text file", fix="re-save the file as UTF-8")
+        yield Problem(
+            "bytes that are not UTF-8 text",
+            where=f"{shown}:{bad_line}:{col}",
+            expected="a UTF-8 text file",
+            fix="re-save the file as UTF-8",
+        )
         return
     facts, counts = fs.facts, fs.counts
     for lineno, line in enumerate(content.splitlines(keepends=True), start=1):
@@ -139,8 +148,14 @@ def _read_file(path: Path, fs: FactSet, keep: Callable[[str], bool] | None) -> I
             try:
                 body = _slow_accept(line, counts)
             except _LineProblem as lp:
-                yield Problem(lp.what, where=f"{shown}:{lineno}:{lp.column}", source_line=line,
-                              column=lp.column, expected=lp.expected, fix=lp.fix)
+                yield Problem(
+                    lp.what,
+                    where=f"{shown}:{lineno}:{lp.column}",
+                    source_line=line,
+                    column=lp.column,
+                    expected=lp.expected,
+                    fix=lp.fix,
+                )
                 continue
             if body is None:
                 continue

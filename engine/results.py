@@ -47,14 +47,22 @@ def first_arg(term: str) -> str:
 @dataclass
 class Rows:
     testcases: list[tuple[str, str, str]] = field(default_factory=list)  # case, mr, sc
-    violations: list[tuple[str, str, str, str, str]] = field(default_factory=list)  # agent, case, mr, sc, reason
+    violations: list[tuple[str, str, str, str, str]] = field(
+        default_factory=list
+    )  # agent, case, mr, sc, reason
     scores: list[tuple[str, str, int, int]] = field(default_factory=list)  # agent, sc, cases, violations
-    scores_mr: list[tuple[str, str, str, int, int]] = field(default_factory=list)  # agent, sc, mr, cases, viol.
+    scores_mr: list[tuple[str, str, str, int, int]] = field(
+        default_factory=list
+    )  # agent, sc, mr, cases, viol.
     invalid: dict[tuple[str, str], int] = field(default_factory=dict)  # (agent, sc) -> cases with invalid
     by_trajectory: list[tuple[str, str, int, int]] = field(default_factory=list)  # agent, traj, cases, viol.
-    by_object: list[tuple[str, str, str, int, int]] = field(default_factory=list)  # agent, traj, obj, cases, viol.
+    by_object: list[tuple[str, str, str, int, int]] = field(
+        default_factory=list
+    )  # agent, traj, obj, cases, viol.
     explain: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (agent, case) -> facts
-    by_query: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)  # (agent, query) -> (cases, viol.)
+    by_query: dict[tuple[str, str], tuple[int, int]] = field(
+        default_factory=dict
+    )  # (agent, query) -> (cases, viol.)
 
     def only_agents(self, keep: set[str]) -> Rows:
         return Rows(

@@ -25,10 +25,23 @@ SHARED_TABLES = CORE_DIR / "tables.facts"
 CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "cases", "score")
 
 # Predicates every MR file may add clauses to (in both engines).
-HOOKS = frozenset({
-    "testcase/3", "case_query/2", "case_support/2", "violates/3", "vacuous/2", "explain/3",
-    "mr/1", "mr_name/2", "mr_law/2", "mr_serves/2", "param_default/3", "param_scale/2", "frac_need/4",
-})
+HOOKS = frozenset(
+    {
+        "testcase/3",
+        "case_query/2",
+        "case_support/2",
+        "violates/3",
+        "vacuous/2",
+        "explain/3",
+        "mr/1",
+        "mr_name/2",
+        "mr_law/2",
+        "mr_serves/2",
+        "param_default/3",
+        "param_scale/2",
+        "frac_need/4",
+    }
+)
 CAPABILITIES = ("sc1a", "sc1b", "sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b")
 
 
@@ -69,27 +82,40 @@ class RuleSet:
         for m in self.mrs:
             if m.id == mr_id:
                 return m
-        raise MetalogicError.single(f"unknown MR '{mr_id}'", expected="one of " + ", ".join(m.id for m in self.mrs),
-                                    fix=did_you_mean(mr_id, [m.id for m in self.mrs]) or "run 'metalogic mrs'")
+        raise MetalogicError.single(
+            f"unknown MR '{mr_id}'",
+            expected="one of " + ", ".join(m.id for m in self.mrs),
+            fix=did_you_mean(mr_id, [m.id for m in self.mrs]) or "run 'metalogic mrs'",
+        )
 
 
 def _pairs(folder: Path, shipped: bool) -> list[tuple[Path, Path]]:
     where = display_path(folder)
     if not folder.is_dir():
-        raise MetalogicError.single(f"rules folder '{where}' does not exist", expected="a folder of MR rule files",
-                                    fix="check the --rules path")
+        raise MetalogicError.single(
+            f"rules folder '{where}' does not exist",
+            expected="a folder of MR rule files",
+            fix="check the --rules path",
+        )
     lps = {p.stem: p for p in folder.glob("*.lp")}
     pls = {p.stem: p for p in folder.glob("*.pl")}
     if not lps and not pls:
-        raise MetalogicError.single(f"no rule files (*.lp, *.pl) in '{where}'",
-                                    expected="pairs NAME.lp (clingo) and NAME.pl (SWI-Prolog)",
-                                    fix="see docs/adding-an-mr.md")
+        raise MetalogicError.single(
+            f"no rule files (*.lp, *.pl) in '{where}'",
+            expected="pairs NAME.lp (clingo) and NAME.pl (SWI-Prolog)",
+            fix="see docs/adding-an-mr.md",
+        )
     problems = []
     for stem in sorted(set(lps) ^ set(pls)):
         have, miss = (lps[stem], f"{stem}.pl") if stem in lps else (pls[stem], f"{stem}.lp")
-        problems.append(Problem(f"{display_path(have)} has no twin {miss}", where=display_path(have),
-                                expected="each MR as a pair: NAME.lp for clingo and NAME.pl for SWI-Prolog",
-                                fix=f"write {miss} with the same law (see docs/adding-an-mr.md)"))
+        problems.append(
+            Problem(
+                f"{display_path(have)} has no twin {miss}",
+                where=display_path(have),
+                expected="each MR as a pair: NAME.lp for clingo and NAME.pl for SWI-Prolog",
+                fix=f"write {miss} with the same law (see docs/adding-an-mr.md)",
+            )
+        )
     if problems:
         raise MetalogicError(problems)
     return [(lps[s], pls[s]) for s in sorted(lps)]
@@ -110,16 +136,27 @@ def clingo_problems(log: _Log, *, undefined: bool = False) -> list[Problem]:
         first, _, rest = msg.partition("\n")
         where, _, what = first.partition(": ")
         if code == clingo.MessageCode.RuntimeError or "error" in what.split(":")[0]:
-            out.append(Problem(what.replace("error: ", "", 1), where=where.split("-")[0],
-                               expected="a valid clingo rule file", fix="fix the rule at that place"))
+            out.append(
+                Problem(
+                    what.replace("error: ", "", 1),
+                    where=where.split("-")[0],
+                    expected="a valid clingo rule file",
+                    fix="fix the rule at that place",
+                )
+            )
         elif undefined and code == clingo.MessageCode.AtomUndefined:
             atom = rest.strip()
             name = atom.split("(")[0]
             if any(name == p.name for p in schema.PREDICATES):
                 continue  # a fact predicate with no facts in this run: fine
-            out.append(Problem(f"'{atom}' is used but no rule or fact defines it", where=where.split("-")[0],
-                               expected="a predicate defined by a rule file or declared in docs/facts.md",
-                               fix="check the spelling of the predicate"))
+            out.append(
+                Problem(
+                    f"'{atom}' is used but no rule or fact defines it",
+                    where=where.split("-")[0],
+                    expected="a predicate defined by a rule file or declared in docs/facts.md",
+                    fix="check the spelling of the predicate",
+                )
+            )
     return out
 
 
@@ -169,36 +206,61 @@ def _head_atoms(head: clingo.ast.AST) -> list[str]:
         if sym.ast_type == clingo.ast.ASTType.Function:
             return [f"{sym.name}/{len(sym.arguments)}"]
         if sym.ast_type == clingo.ast.ASTType.Pool:
-            return [f"{a.name}/{len(a.arguments)}" for a in sym.arguments if a.ast_type == clingo.ast.ASTType.Function]
+            return [
+                f"{a.name}/{len(a.arguments)}"
+                for a in sym.arguments
+                if a.ast_type == clingo.ast.ASTType.Function
+            ]
     return []
 
 
-def _metadata(lp: Path, pl: Path, decl: dict[str, list[list[str | int]]], shipped: bool) -> tuple[MR | None, list[Problem]]:
+def _metadata(
+    lp: Path, pl: Path, decl: dict[str, list[list[str | int]]], shipped: bool
+) -> tuple[MR | None, list[Problem]]:
     where = display_path(lp)
     ids = [str(d[0]) for d in decl.get("mr", [])]
     if len(ids) != 1:
-        return None, [Problem(f"an MR file must declare exactly one mr(Id), found {len(ids)}", where=where,
-                              expected="mr(my_mr). mr_name(my_mr, \"...\"). mr_law(my_mr, \"...\"). "
-                                       "mr_serves(my_mr, sc2a).",
-                              fix="add the declarations (see docs/adding-an-mr.md)")]
+        return None, [
+            Problem(
+                f"an MR file must declare exactly one mr(Id), found {len(ids)}",
+                where=where,
+                expected='mr(my_mr). mr_name(my_mr, "..."). mr_law(my_mr, "..."). mr_serves(my_mr, sc2a).',
+                fix="add the declarations (see docs/adding-an-mr.md)",
+            )
+        ]
     mid = ids[0]
     names = [str(d[1]) for d in decl.get("mr_name", []) if d[0] == mid]
     laws = [str(d[1]) for d in decl.get("mr_law", []) if d[0] == mid]
     serves = tuple(sorted(str(d[1]) for d in decl.get("mr_serves", []) if d[0] == mid))
     problems = []
     if len(names) != 1 or len(laws) != 1:
-        problems.append(Problem(f"MR {mid} must declare one mr_name/2 and one mr_law/2 (strings)", where=where,
-                                expected=f'mr_name({mid}, "a short name"). mr_law({mid}, "the law in one line").',
-                                fix="add the missing declaration"))
+        problems.append(
+            Problem(
+                f"MR {mid} must declare one mr_name/2 and one mr_law/2 (strings)",
+                where=where,
+                expected=f'mr_name({mid}, "a short name"). mr_law({mid}, "the law in one line").',
+                fix="add the missing declaration",
+            )
+        )
     if not serves:
-        problems.append(Problem(f"MR {mid} declares no capability", where=where,
-                                expected=f"mr_serves({mid}, SC) with SC one of {', '.join(CAPABILITIES)}",
-                                fix="add mr_serves facts"))
+        problems.append(
+            Problem(
+                f"MR {mid} declares no capability",
+                where=where,
+                expected=f"mr_serves({mid}, SC) with SC one of {', '.join(CAPABILITIES)}",
+                fix="add mr_serves facts",
+            )
+        )
     for sc in serves:
         if sc not in CAPABILITIES:
-            problems.append(Problem(f"MR {mid} serves unknown capability '{sc}'", where=where,
-                                    expected="one of " + ", ".join(CAPABILITIES),
-                                    fix=did_you_mean(sc, CAPABILITIES) or "use a capability id such as sc2a"))
+            problems.append(
+                Problem(
+                    f"MR {mid} serves unknown capability '{sc}'",
+                    where=where,
+                    expected="one of " + ", ".join(CAPABILITIES),
+                    fix=did_you_mean(sc, CAPABILITIES) or "use a capability id such as sc2a",
+                )
+            )
     if problems:
         return None, problems
     return MR(mid, names[0], laws[0], serves, lp, pl, shipped), []
@@ -229,29 +291,41 @@ def load_ruleset(extra: Sequence[str | Path] = ()) -> RuleSet:
             continue
         if any(m.id == mr.id for m in mrs):
             other = next(m for m in mrs if m.id == mr.id)
-            problems.append(Problem(f"MR id {mr.id} is declared twice", where=display_path(lp),
-                                    expected=f"a new id (already used by {display_path(other.lp)})",
-                                    fix="rename the id in mr/1 and the other declarations"))
+            problems.append(
+                Problem(
+                    f"MR id {mr.id} is declared twice",
+                    where=display_path(lp),
+                    expected=f"a new id (already used by {display_path(other.lp)})",
+                    fix="rename the id in mr/1 and the other declarations",
+                )
+            )
             continue
         problems += _clashes(lp, core_heads, owner)
-        clash = [n for n, *_ in decl.get("param_default", []) if str(n) in params]
+        clash = [str(d[0]) for d in decl.get("param_default", []) if str(d[0]) in params]
         for n in clash:
-            problems.append(Problem(f"parameter {n} is declared again", where=display_path(lp),
-                                    expected=f"a parameter name of its own (already declared by {owner_of_param[str(n)]})",
-                                    fix=f"rename it, e.g. {mr.id}_{n}"))
+            problems.append(
+                Problem(
+                    f"parameter {n} is declared again",
+                    where=display_path(lp),
+                    expected=f"a parameter name of its own (already declared by {owner_of_param[str(n)]})",
+                    fix=f"rename it, e.g. {mr.id}_{n}",
+                )
+            )
         mrs.append(mr)
         _add_params(decl, mr.id, params, owner_of_param)
     if problems:
         raise MetalogicError(problems)
-    rs = RuleSet(mrs=sorted(mrs, key=lambda m: m.id), params=dict(sorted(params.items())),
-                 param_owner=owner_of_param)
+    rs = RuleSet(
+        mrs=sorted(mrs, key=lambda m: m.id), params=dict(sorted(params.items())), param_owner=owner_of_param
+    )
     if any(not m.shipped for m in mrs):
         _check_defined(rs)
     return rs
 
 
-def _add_params(decl: dict[str, list[list[str | int]]], owner: str, params: dict[str, Param],
-                owners: dict[str, str]) -> None:
+def _add_params(
+    decl: dict[str, list[list[str | int]]], owner: str, params: dict[str, Param], owners: dict[str, str]
+) -> None:
     scales = {str(n): int(s) for n, s in decl.get("param_scale", [])}
     for name, default, doc in decl.get("param_default", []):
         params[str(name)] = Param(str(name), int(default), str(doc), scales.get(str(name), 1))
@@ -265,13 +339,23 @@ def _clashes(lp: Path, core_heads: set[str], owner: dict[str, Path]) -> list[Pro
             continue
         where = f"{display_path(lp)}:{line}"
         if sig in core_heads or sig in schema.BY_KEY:
-            problems.append(Problem(f"rule file defines {sig}, which belongs to the core or the facts schema",
-                                    where=where, expected="new helper predicates with their own names",
-                                    fix=f"rename the helper, e.g. {lp.stem}_{sig.split('/')[0]}"))
+            problems.append(
+                Problem(
+                    f"rule file defines {sig}, which belongs to the core or the facts schema",
+                    where=where,
+                    expected="new helper predicates with their own names",
+                    fix=f"rename the helper, e.g. {lp.stem}_{sig.split('/')[0]}",
+                )
+            )
         elif sig in owner and owner[sig] != lp:
-            problems.append(Problem(f"helper predicate {sig} is also defined in {display_path(owner[sig])}",
-                                    where=where, expected="helper predicates unique to one MR file",
-                                    fix=f"prefix the helper with the MR's name, e.g. {lp.stem}_{sig.split('/')[0]}"))
+            problems.append(
+                Problem(
+                    f"helper predicate {sig} is also defined in {display_path(owner[sig])}",
+                    where=where,
+                    expected="helper predicates unique to one MR file",
+                    fix=f"prefix the helper with the MR's name, e.g. {lp.stem}_{sig.split('/')[0]}",
+                )
+            )
         else:
             owner[sig] = lp
     return problems
@@ -285,7 +369,9 @@ def _check_defined(rs: RuleSet) -> None:
     for f in rs.lp_files:
         ctl.load(str(f))
     ctl.ground([("base", [])])
-    user = {str(m.lp) for m in rs.mrs if not m.shipped} | {display_path(m.lp) for m in rs.mrs if not m.shipped}
+    user = {str(m.lp) for m in rs.mrs if not m.shipped} | {
+        display_path(m.lp) for m in rs.mrs if not m.shipped
+    }
     problems = [p for p in clingo_problems(log, undefined=True) if p.where.rsplit(":", 2)[0] in user]
     if problems:
         for p in problems:

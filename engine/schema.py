@@ -23,7 +23,7 @@ ID_INT_RE = r"-?(?:0|[1-9][0-9]{0,8})"  # up to 9 digits: always inside clingo's
 def _int_re(lo: int, hi: int) -> str:
     """A regex for integers; exact for ranges 0..10^k-1, otherwise a superset to check after."""
     if lo == 0 and hi > 0 and str(hi + 1) == "1" + "0" * (len(str(hi + 1)) - 1):
-        return r"(?:0|[1-9][0-9]{0,%d})" % (len(str(hi)) - 1)
+        return rf"(?:0|[1-9][0-9]{{0,{len(str(hi)) - 1}}})"
     return r"-?(?:0|[1-9][0-9]{0,9})" if lo < 0 else r"(?:0|[1-9][0-9]{0,9})"
 
 
@@ -251,63 +251,199 @@ def _p(group: str, name: str, doc: str, *args: tuple[str, ArgType, str]) -> Pred
 
 
 PREDICATES: tuple[Predicate, ...] = (
-    _p("scene", "trajectory", "a trajectory and the kind of world it comes from",
-       ("T", ID, "trajectory id"),
-       ("Scenario", AtomType("one of " + ", ".join(SCENARIOS), SCENARIOS), "household, tabletop, drone or video")),
-    _p("scene", "state", "a state (frame) of a trajectory, numbered in time order from 0",
-       ("T", ID, "trajectory id"), ("S", STATE, "state index")),
-    _p("scene", "step_mm", "the length of one movement step",
-       ("T", ID, "trajectory id"), ("Mm", IntType("a positive length in millimetres", 1, 1_000_000), "millimetres")),
-    _p("scene", "image_size", "the size of the trajectory's frames",
-       ("T", ID, "trajectory id"), ("W", IntType("a width in pixels", 1, 999_999), "pixels"),
-       ("H", IntType("a height in pixels", 1, 999_999), "pixels")),
-    _p("scene", "frame", "the image file of a state, relative to the trajectory folder",
-       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Path", StringType(), "file path")),
-    _p("scene", "action", "the action the agent took from state S to S+1",
-       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Action", AtomType("an action name"), "e.g. move_forward")),
-    _p("scene", "camera", "pinhole intrinsics of the trajectory's camera, in pixels",
-       ("T", ID, "trajectory id"), ("Fx", IntType("a focal length in pixels", 1, 999_999), "pixels"),
-       ("Fy", IntType("a focal length in pixels", 1, 999_999), "pixels"), ("Cx", PIXEL, "pixels"), ("Cy", PIXEL, "pixels")),
-    _p("scene", "detection", "a tracked box of object O in state S",
-       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("O", ID, "track id, stable across the trajectory"),
-       ("Class", AtomType("a class name (lower-case atom)"), "object class"),
-       ("ConfMilli", IntType("a confidence in thousandths (0..1000)", 0, 1000), "detector confidence x 1000"),
-       ("X1", PIXEL, "left"), ("Y1", PIXEL, "top"), ("X2", PIXEL, "right"), ("Y2", PIXEL, "bottom")),
-    _p("scene", "truncated", "the box of O in state S touches the image border",
-       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("O", ID, "track id")),
-    _p("scene", "persistent", "object O is tracked in enough states to build test cases on",
-       ("T", ID, "trajectory id"), ("O", ID, "track id")),
-    _p("truth", "gt_pose", "ground-truth camera pose in state S (world frame, z up, yaw counter-clockwise from +x)",
-       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Xmm", MM, "mm"), ("Ymm", MM, "mm"), ("Zmm", MM, "mm"),
-       ("YawDeg", IntType("an angle in degrees (-360..360)", -360, 360), "degrees")),
-    _p("truth", "gt_object", "ground-truth position (centre) and height of object O",
-       ("T", ID, "trajectory id"), ("O", ID, "object id"), ("Xmm", MM, "mm"), ("Ymm", MM, "mm"), ("Zmm", MM, "mm"),
-       ("HeightMm", IntType("a height in millimetres", 0, 999_999_999), "mm")),
-    _p("truth", "gt_box", "ground-truth box of object O in state S, from the segmentation mask",
-       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("O", ID, "object id"),
-       ("X1", PIXEL, "left"), ("Y1", PIXEL, "top"), ("X2", PIXEL, "right"), ("Y2", PIXEL, "bottom")),
-    _p("queries", "query", "a question; its content names the kind, the trajectory, states and objects",
-       ("Q", ID, "query id"),
-       ("Content", ContentType("a query content: " + ", ".join(f"{k}/{len(v)}" for k, v in QUERY_KINDS.items()),
-                               QUERY_KINDS), "e.g. obj_dir(t1, 4, o2, o5)")),
-    _p("queries", "form", "the surface form a query was asked in (MR3 compares forms)",
-       ("Q", ID, "query id"), ("Form", TermType(), "e.g. choice or options(b, a, c)")),
-    _p("answers", "answer", "an agent's answer to a query",
-       ("Agent", AgentType(), "agent name"), ("Q", ID, "query id"),
-       ("Value", ValueType('an answer value (a name such as left, move(forward, none), an integer 0..1000000, '
-                           'or invalid)'), "see the vocabularies")),
-    _p("answers", "raw_reply", "the raw text of a reply that could not be used (kept for inspection)",
-       ("Agent", AgentType(), "agent name"), ("Q", ID, "query id"), ("Text", StringType(), "the reply")),
+    _p(
+        "scene",
+        "trajectory",
+        "a trajectory and the kind of world it comes from",
+        ("T", ID, "trajectory id"),
+        (
+            "Scenario",
+            AtomType("one of " + ", ".join(SCENARIOS), SCENARIOS),
+            "household, tabletop, drone or video",
+        ),
+    ),
+    _p(
+        "scene",
+        "state",
+        "a state (frame) of a trajectory, numbered in time order from 0",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+    ),
+    _p(
+        "scene",
+        "step_mm",
+        "the length of one movement step",
+        ("T", ID, "trajectory id"),
+        ("Mm", IntType("a positive length in millimetres", 1, 1_000_000), "millimetres"),
+    ),
+    _p(
+        "scene",
+        "image_size",
+        "the size of the trajectory's frames",
+        ("T", ID, "trajectory id"),
+        ("W", IntType("a width in pixels", 1, 999_999), "pixels"),
+        ("H", IntType("a height in pixels", 1, 999_999), "pixels"),
+    ),
+    _p(
+        "scene",
+        "frame",
+        "the image file of a state, relative to the trajectory folder",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("Path", StringType(), "file path"),
+    ),
+    _p(
+        "scene",
+        "action",
+        "the action the agent took from state S to S+1",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("Action", AtomType("an action name"), "e.g. move_forward"),
+    ),
+    _p(
+        "scene",
+        "camera",
+        "pinhole intrinsics of the trajectory's camera, in pixels",
+        ("T", ID, "trajectory id"),
+        ("Fx", IntType("a focal length in pixels", 1, 999_999), "pixels"),
+        ("Fy", IntType("a focal length in pixels", 1, 999_999), "pixels"),
+        ("Cx", PIXEL, "pixels"),
+        ("Cy", PIXEL, "pixels"),
+    ),
+    _p(
+        "scene",
+        "detection",
+        "a tracked box of object O in state S",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("O", ID, "track id, stable across the trajectory"),
+        ("Class", AtomType("a class name (lower-case atom)"), "object class"),
+        (
+            "ConfMilli",
+            IntType("a confidence in thousandths (0..1000)", 0, 1000),
+            "detector confidence x 1000",
+        ),
+        ("X1", PIXEL, "left"),
+        ("Y1", PIXEL, "top"),
+        ("X2", PIXEL, "right"),
+        ("Y2", PIXEL, "bottom"),
+    ),
+    _p(
+        "scene",
+        "truncated",
+        "the box of O in state S touches the image border",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("O", ID, "track id"),
+    ),
+    _p(
+        "scene",
+        "persistent",
+        "object O is tracked in enough states to build test cases on",
+        ("T", ID, "trajectory id"),
+        ("O", ID, "track id"),
+    ),
+    _p(
+        "truth",
+        "gt_pose",
+        "ground-truth camera pose in state S (world frame, z up, yaw counter-clockwise from +x)",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("Xmm", MM, "mm"),
+        ("Ymm", MM, "mm"),
+        ("Zmm", MM, "mm"),
+        ("YawDeg", IntType("an angle in degrees (-360..360)", -360, 360), "degrees"),
+    ),
+    _p(
+        "truth",
+        "gt_object",
+        "ground-truth position (centre) and height of object O",
+        ("T", ID, "trajectory id"),
+        ("O", ID, "object id"),
+        ("Xmm", MM, "mm"),
+        ("Ymm", MM, "mm"),
+        ("Zmm", MM, "mm"),
+        ("HeightMm", IntType("a height in millimetres", 0, 999_999_999), "mm"),
+    ),
+    _p(
+        "truth",
+        "gt_box",
+        "ground-truth box of object O in state S, from the segmentation mask",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("O", ID, "object id"),
+        ("X1", PIXEL, "left"),
+        ("Y1", PIXEL, "top"),
+        ("X2", PIXEL, "right"),
+        ("Y2", PIXEL, "bottom"),
+    ),
+    _p(
+        "queries",
+        "query",
+        "a question; its content names the kind, the trajectory, states and objects",
+        ("Q", ID, "query id"),
+        (
+            "Content",
+            ContentType(
+                "a query content: " + ", ".join(f"{k}/{len(v)}" for k, v in QUERY_KINDS.items()), QUERY_KINDS
+            ),
+            "e.g. obj_dir(t1, 4, o2, o5)",
+        ),
+    ),
+    _p(
+        "queries",
+        "form",
+        "the surface form a query was asked in (MR3 compares forms)",
+        ("Q", ID, "query id"),
+        ("Form", TermType(), "e.g. choice or options(b, a, c)"),
+    ),
+    _p(
+        "answers",
+        "answer",
+        "an agent's answer to a query",
+        ("Agent", AgentType(), "agent name"),
+        ("Q", ID, "query id"),
+        (
+            "Value",
+            ValueType(
+                "an answer value (a name such as left, move(forward, none), an integer 0..1000000, "
+                "or invalid)"
+            ),
+            "see the vocabularies",
+        ),
+    ),
+    _p(
+        "answers",
+        "raw_reply",
+        "the raw text of a reply that could not be used (kept for inspection)",
+        ("Agent", AgentType(), "agent name"),
+        ("Q", ID, "query id"),
+        ("Text", StringType(), "the reply"),
+    ),
     # Appended by the extract slice: the camera is not always the agent (the tabletop's fixed camera
     # watches the gripper; the drone's camera looks down), and tracks need tying to objects.
-    _p("truth", "gt_camera", "ground-truth camera pose in state S (world frame, z up; yaw counter-clockwise "
-       "from +x, pitch positive upwards); the agent's own pose is gt_pose",
-       ("T", ID, "trajectory id"), ("S", STATE, "state index"), ("Xmm", MM, "mm"), ("Ymm", MM, "mm"), ("Zmm", MM, "mm"),
-       ("YawDeg", IntType("an angle in degrees (-360..360)", -360, 360), "degrees"),
-       ("PitchDeg", IntType("an angle in degrees (-90..90)", -90, 90), "degrees")),
-    _p("truth", "gt_track", "track O of the detections is ground-truth object G (the object whose boxes it "
-       "overlaps, IoU >= 0.5, in most of its states)",
-       ("T", ID, "trajectory id"), ("O", ID, "track id"), ("G", ID, "ground-truth object id (as in gt_object)")),
+    _p(
+        "truth",
+        "gt_camera",
+        "ground-truth camera pose in state S (world frame, z up; yaw counter-clockwise "
+        "from +x, pitch positive upwards); the agent's own pose is gt_pose",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("Xmm", MM, "mm"),
+        ("Ymm", MM, "mm"),
+        ("Zmm", MM, "mm"),
+        ("YawDeg", IntType("an angle in degrees (-360..360)", -360, 360), "degrees"),
+        ("PitchDeg", IntType("an angle in degrees (-90..90)", -90, 90), "degrees"),
+    ),
+    _p(
+        "truth",
+        "gt_track",
+        "track O of the detections is ground-truth object G (the object whose boxes it "
+        "overlaps, IoU >= 0.5, in most of its states)",
+        ("T", ID, "trajectory id"),
+        ("O", ID, "track id"),
+        ("G", ID, "ground-truth object id (as in gt_object)"),
+    ),
 )
 
 BY_KEY: dict[str, Predicate] = {p.key: p for p in PREDICATES}
@@ -316,8 +452,23 @@ for _pred in PREDICATES:
     BY_NAME.setdefault(_pred.name, []).append(_pred)
 
 # Predicates that `metalogic check` derives; a facts file giving them is a mistake worth naming.
-DERIVED = frozenset({"testcase", "case_query", "case_support", "violation", "violates", "score", "score_mr",
-                     "applicable", "explain", "input_error", "param_override", "param_default", "invalid_cases"})
+DERIVED = frozenset(
+    {
+        "testcase",
+        "case_query",
+        "case_support",
+        "violation",
+        "violates",
+        "score",
+        "score_mr",
+        "applicable",
+        "explain",
+        "input_error",
+        "param_override",
+        "param_default",
+        "invalid_cases",
+    }
+)
 
 
 def fast_regex(pred: Predicate) -> tuple[re.Pattern[str], list[Callable[[str], bool]]]:
@@ -349,18 +500,30 @@ def check_fact(t: Term) -> tuple[int, str, str, str] | None:
         for i, (a, arg) in enumerate(zip(t.args, pred.args, strict=True), start=1):
             err = arg.type.check(a)
             if err:
-                return (i, f"argument {i} ({arg.name}) of {key} is wrong: {err}",
-                        f"{arg.type.label} in {pred.signature}", "")
+                return (
+                    i,
+                    f"argument {i} ({arg.name}) of {key} is wrong: {err}",
+                    f"{arg.type.label} in {pred.signature}",
+                    "",
+                )
         return None
     if name in BY_NAME:
         takes = " or ".join(f"{p.key} as {p.signature}" for p in BY_NAME[name])
         return (0, f"{key} has the wrong number of arguments", f"{takes}", "")
     if name in DERIVED:
-        return (0, f"{key} is derived by metalogic, not given as a fact", "input facts only (see docs/facts.md)",
-                "remove it; metalogic check computes it")
+        return (
+            0,
+            f"{key} is derived by metalogic, not given as a fact",
+            "input facts only (see docs/facts.md)",
+            "remove it; metalogic check computes it",
+        )
     known = sorted(BY_KEY)
     close = difflib.get_close_matches(key, known, n=1, cutoff=0.6) or difflib.get_close_matches(
-        name, [p.name for p in PREDICATES], n=1, cutoff=0.6)
-    fix = f"did you mean {BY_NAME[close[0]][0].key if close[0] in BY_NAME else close[0]}?" if close else \
-        "see docs/facts.md or run 'metalogic schema' for the predicates a facts file may hold"
+        name, [p.name for p in PREDICATES], n=1, cutoff=0.6
+    )
+    fix = (
+        f"did you mean {BY_NAME[close[0]][0].key if close[0] in BY_NAME else close[0]}?"
+        if close
+        else "see docs/facts.md or run 'metalogic schema' for the predicates a facts file may hold"
+    )
     return (0, f"unknown predicate {key}", "one of " + ", ".join(known), fix)

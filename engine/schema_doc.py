@@ -12,6 +12,12 @@ GROUPS = {
 }
 
 
+def _arg_names(kind: str, arity: int) -> list[str]:
+    if arity == 4:
+        return ["T", "S", "A", "B"]
+    return ["T", "S1", "S2"] if kind.startswith("move") else ["T", "S", "O"]
+
+
 def render(fmt: str = "text") -> str:
     out: list[str] = []
     for group, title in GROUPS.items():
@@ -29,8 +35,7 @@ def render(fmt: str = "text") -> str:
                 for a in p.args:
                     out.append(f"      {a.name}: {a.type.label} ({a.doc})")
             out.append("")
-    kinds = ", ".join(f"`{k}({', '.join(['T', 'S', 'A', 'B'][: len(v)] if len(v) == 4 else ['T', 'S1', 'S2'] if k.startswith('move') else ['T', 'S', 'O'])})`"
-                      for k, v in schema.QUERY_KINDS.items())
+    kinds = ", ".join(f"`{k}({', '.join(_arg_names(k, len(v)))})`" for k, v in schema.QUERY_KINDS.items())
     if fmt == "markdown":
         out += ["Query contents: " + kinds + ".", ""]
     else:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -21,21 +22,51 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
     rows = []
     for agent, sc, n, v in res.rows.scores:
         lo, hi = wilson(n - v, n)
-        rows.append({
-            "agent": agent, "sc": sc, "capability": CAPABILITY_NAMES.get(sc, sc), "cases": n, "violations": v,
-            "invalid": res.rows.invalid.get((agent, sc), 0), "score": (1 - v / n) if n else None,
-            "ci_low": lo if n else None, "ci_high": hi if n else None,
-        })
-    return pl.DataFrame(rows, schema={"agent": pl.Utf8, "sc": pl.Utf8, "capability": pl.Utf8, "cases": pl.Int64,
-                                      "violations": pl.Int64, "invalid": pl.Int64, "score": pl.Float64,
-                                      "ci_low": pl.Float64, "ci_high": pl.Float64})
+        rows.append(
+            {
+                "agent": agent,
+                "sc": sc,
+                "capability": CAPABILITY_NAMES.get(sc, sc),
+                "cases": n,
+                "violations": v,
+                "invalid": res.rows.invalid.get((agent, sc), 0),
+                "score": (1 - v / n) if n else None,
+                "ci_low": lo if n else None,
+                "ci_high": hi if n else None,
+            }
+        )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "agent": pl.Utf8,
+            "sc": pl.Utf8,
+            "capability": pl.Utf8,
+            "cases": pl.Int64,
+            "violations": pl.Int64,
+            "invalid": pl.Int64,
+            "score": pl.Float64,
+            "ci_low": pl.Float64,
+            "ci_high": pl.Float64,
+        },
+    )
 
 
 def mr_frame(res: CheckResult) -> pl.DataFrame:
-    rows = [{"agent": a, "sc": sc, "mr": mr, "cases": n, "violations": v, "score": (1 - v / n) if n else None}
-            for a, sc, mr, n, v in res.rows.scores_mr]
-    return pl.DataFrame(rows, schema={"agent": pl.Utf8, "sc": pl.Utf8, "mr": pl.Utf8, "cases": pl.Int64,
-                                      "violations": pl.Int64, "score": pl.Float64})
+    rows = [
+        {"agent": a, "sc": sc, "mr": mr, "cases": n, "violations": v, "score": (1 - v / n) if n else None}
+        for a, sc, mr, n, v in res.rows.scores_mr
+    ]
+    return pl.DataFrame(
+        rows,
+        schema={
+            "agent": pl.Utf8,
+            "sc": pl.Utf8,
+            "mr": pl.Utf8,
+            "cases": pl.Int64,
+            "violations": pl.Int64,
+            "score": pl.Float64,
+        },
+    )
 
 
 def violations_frame(res: CheckResult) -> pl.DataFrame:
@@ -44,23 +75,55 @@ def violations_frame(res: CheckResult) -> pl.DataFrame:
         facts = res.rows.explain.get((agent, case), [])
         queries = [f for f in facts if f.startswith("query(")]
         traj = label(first_arg(split_args(queries[0])[1])) if queries else ""
-        rows.append({"agent": agent, "case": case, "mr": mr, "sc": sc, "reason": reason, "trajectory": traj,
-                     "facts": facts})
-    return pl.DataFrame(rows, schema={"agent": pl.Utf8, "case": pl.Utf8, "mr": pl.Utf8, "sc": pl.Utf8,
-                                      "reason": pl.Utf8, "trajectory": pl.Utf8, "facts": pl.List(pl.Utf8)})
+        rows.append(
+            {
+                "agent": agent,
+                "case": case,
+                "mr": mr,
+                "sc": sc,
+                "reason": reason,
+                "trajectory": traj,
+                "facts": facts,
+            }
+        )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "agent": pl.Utf8,
+            "case": pl.Utf8,
+            "mr": pl.Utf8,
+            "sc": pl.Utf8,
+            "reason": pl.Utf8,
+            "trajectory": pl.Utf8,
+            "facts": pl.List(pl.Utf8),
+        },
+    )
 
 
 def trajectory_frame(res: CheckResult) -> pl.DataFrame:
-    rows = [{"agent": a, "trajectory": t, "cases": n, "violations": v} for a, t, n, v in res.rows.by_trajectory]
-    return pl.DataFrame(rows, schema={"agent": pl.Utf8, "trajectory": pl.Utf8, "cases": pl.Int64,
-                                      "violations": pl.Int64})
+    rows = [
+        {"agent": a, "trajectory": t, "cases": n, "violations": v} for a, t, n, v in res.rows.by_trajectory
+    ]
+    return pl.DataFrame(
+        rows, schema={"agent": pl.Utf8, "trajectory": pl.Utf8, "cases": pl.Int64, "violations": pl.Int64}
+    )
 
 
 def object_frame(res: CheckResult) -> pl.DataFrame:
-    rows = [{"agent": a, "trajectory": t, "object": o, "cases": n, "violations": v}
-            for a, t, o, n, v in res.rows.by_object]
-    return pl.DataFrame(rows, schema={"agent": pl.Utf8, "trajectory": pl.Utf8, "object": pl.Utf8,
-                                      "cases": pl.Int64, "violations": pl.Int64})
+    rows = [
+        {"agent": a, "trajectory": t, "object": o, "cases": n, "violations": v}
+        for a, t, o, n, v in res.rows.by_object
+    ]
+    return pl.DataFrame(
+        rows,
+        schema={
+            "agent": pl.Utf8,
+            "trajectory": pl.Utf8,
+            "object": pl.Utf8,
+            "cases": pl.Int64,
+            "violations": pl.Int64,
+        },
+    )
 
 
 def error_rates(res: CheckResult) -> pl.DataFrame:
@@ -72,18 +135,42 @@ def error_rates(res: CheckResult) -> pl.DataFrame:
         v = sum(r[3] for r in res.rows.scores if r[0] == agent)
         nt = traj.filter(pl.col("agent") == agent).height
         no = obj.filter(pl.col("agent") == agent).height
-        rows.append({"agent": agent, "cases": n, "violations": v, "error_rate": v / n if n else None,
-                     "trajectories": nt, "errors_per_trajectory": v / nt if nt else None,
-                     "objects": no, "errors_per_object": v / no if no else None})
-    return pl.DataFrame(rows, schema={"agent": pl.Utf8, "cases": pl.Int64, "violations": pl.Int64,
-                                      "error_rate": pl.Float64, "trajectories": pl.Int64,
-                                      "errors_per_trajectory": pl.Float64, "objects": pl.Int64,
-                                      "errors_per_object": pl.Float64})
+        rows.append(
+            {
+                "agent": agent,
+                "cases": n,
+                "violations": v,
+                "error_rate": v / n if n else None,
+                "trajectories": nt,
+                "errors_per_trajectory": v / nt if nt else None,
+                "objects": no,
+                "errors_per_object": v / no if no else None,
+            }
+        )
+    return pl.DataFrame(
+        rows,
+        schema={
+            "agent": pl.Utf8,
+            "cases": pl.Int64,
+            "violations": pl.Int64,
+            "error_rate": pl.Float64,
+            "trajectories": pl.Int64,
+            "errors_per_trajectory": pl.Float64,
+            "objects": pl.Int64,
+            "errors_per_object": pl.Float64,
+        },
+    )
 
 
 def all_frames(res: CheckResult) -> dict[str, pl.DataFrame]:
-    return {"scores": scores_frame(res), "scores_by_mr": mr_frame(res), "violations": violations_frame(res),
-            "trajectories": trajectory_frame(res), "objects": object_frame(res), "error_rates": error_rates(res)}
+    return {
+        "scores": scores_frame(res),
+        "scores_by_mr": mr_frame(res),
+        "violations": violations_frame(res),
+        "trajectories": trajectory_frame(res),
+        "objects": object_frame(res),
+        "error_rates": error_rates(res),
+    }
 
 
 def parse_formats(spec: Iterable[str]) -> list[str]:
@@ -96,26 +183,36 @@ def parse_formats(spec: Iterable[str]) -> list[str]:
             if f not in FORMATS:
                 from metalogic.engine.errors import did_you_mean
 
-                raise MetalogicError.single(f"unknown output format '{f}'", expected=", ".join(FORMATS),
-                                            fix=did_you_mean(f, FORMATS) or "e.g. --format csv,json")
+                raise MetalogicError.single(
+                    f"unknown output format '{f}'",
+                    expected=", ".join(FORMATS),
+                    fix=did_you_mean(f, FORMATS) or "e.g. --format csv,json",
+                )
             if f not in out:
                 out.append(f)
     return out or ["csv", "json"]
 
 
-def write_tables(frames: Mapping[str, pl.DataFrame], out_dir: Path, formats: Sequence[str],
-                 manifest: Mapping[str, object] | None = None) -> list[Path]:
+def write_tables(
+    frames: Mapping[str, pl.DataFrame],
+    out_dir: Path,
+    formats: Sequence[str],
+    manifest: Mapping[str, object] | None = None,
+) -> list[Path]:
     """Write each table in each format; every file appears whole or not at all."""
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise MetalogicError.single(f"cannot create output folder '{out_dir}': {exc.strerror}",
-                                    expected="a writable folder", fix="choose another --out") from None
+        raise MetalogicError.single(
+            f"cannot create output folder '{out_dir}': {exc.strerror}",
+            expected="a writable folder",
+            fix="choose another --out",
+        ) from None
     written = []
     for name, df in frames.items():
         for fmt in formats:
             path = out_dir / f"{name}.{fmt}"
-            _atomic(path, lambda p, df=df, fmt=fmt: _write(df, p, fmt))
+            _atomic(path, functools.partial(_write_to, df, fmt))
             written.append(path)
     if manifest is not None:
         path = out_dir / "run.json"
@@ -124,9 +221,15 @@ def write_tables(frames: Mapping[str, pl.DataFrame], out_dir: Path, formats: Seq
     return written
 
 
+def _write_to(df: pl.DataFrame, fmt: str, path: Path) -> None:
+    _write(df, path, fmt)
+
+
 def _write(df: pl.DataFrame, path: Path, fmt: str) -> None:
     if fmt == "csv":
-        flat = df.with_columns([pl.col(c).list.join("\n") for c, t in df.schema.items() if isinstance(t, pl.List)])
+        flat = df.with_columns(
+            [pl.col(c).list.join("\n") for c, t in df.schema.items() if isinstance(t, pl.List)]
+        )
         flat.write_csv(path)
     elif fmt == "json":
         path.write_text(json.dumps(df.to_dicts(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -134,7 +237,7 @@ def _write(df: pl.DataFrame, path: Path, fmt: str) -> None:
         df.write_parquet(path)
 
 
-def _atomic(path: Path, write) -> None:  # type: ignore[no-untyped-def]
+def _atomic(path: Path, write: Callable[[Path], object]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     os.close(fd)
     try:
@@ -152,16 +255,28 @@ def render_scores(df: pl.DataFrame) -> str:
     for r in df.iter_rows(named=True):
         if not r["cases"]:
             continue
-        body.append((r["agent"], r["sc"], r["capability"], str(r["cases"]), str(r["violations"]), str(r["invalid"]),
-                     f"{r['score']:.3f}", f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]"))
+        body.append(
+            (
+                r["agent"],
+                r["sc"],
+                r["capability"],
+                str(r["cases"]),
+                str(r["violations"]),
+                str(r["invalid"]),
+                f"{r['score']:.3f}",
+                f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+            )
+        )
     if not body:
         return "no test cases: the facts hold no pair of queries that any MR relates"
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
     right = {3, 4, 5, 6}
 
     def fmt(cells: Sequence[str]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths,
-                                                                                                strict=True))).rstrip()
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     lines = [fmt(header), fmt(["-" * w for w in widths])]
     lines += [fmt(b) for b in body]

@@ -181,9 +181,7 @@ def _bad_token(kind: str, value: str, col: int, expected: str) -> ParseError:
             "scale the value to an integer",
         )
     if kind == "badnum":
-        return ParseError(
-            col, f"malformed number '{value}'", "a plain decimal integer such as 42 or -7", ""
-        )
+        return ParseError(col, f"malformed number '{value}'", "a plain decimal integer such as 42 or -7", "")
     if kind == "unterminated":
         return ParseError(col, "string is not closed", 'a closing " on the same line', 'add the missing "')
     what = "unexpected " + _describe(kind, value)
@@ -203,7 +201,9 @@ def _term(tk: _Tokens) -> Term:
     if kind == "int":
         n = int(value)
         if not INT_MIN <= n <= INT_MAX:
-            raise ParseError(col, f"integer {value} is out of range", f"an integer from {INT_MIN} to {INT_MAX}")
+            raise ParseError(
+                col, f"integer {value} is out of range", f"an integer from {INT_MIN} to {INT_MAX}"
+            )
         return n
     if kind == "str":
         return Str(_unescape(value[1:-1], col + 1))
@@ -225,7 +225,9 @@ def _term(tk: _Tokens) -> Term:
                 nxt[2], f"space between '{value}' and '('", f"'{value}(' with no space", "remove the space"
             )
         if value in RESERVED_ATOMS:
-            raise ParseError(col, f"'{value}' is a reserved word", "an atom other than 'not'", "quote it as a string")
+            raise ParseError(
+                col, f"'{value}' is a reserved word", "an atom other than 'not'", "quote it as a string"
+            )
         return Atom(value)
     raise _bad_token(kind, value, col, 'a term: an atom, an integer, a "string" or name(...)')
 
@@ -246,7 +248,9 @@ def parse_fact_line(line: str) -> tuple[Term, int] | None:
     k3, v3, c3 = tk.peek()
     if k3 != "eol":
         if k3 == "name":
-            raise ParseError(c3, "second fact on one line", "one fact per line", "put each fact on its own line")
+            raise ParseError(
+                c3, "second fact on one line", "one fact per line", "put each fact on its own line"
+            )
         raise _bad_token(k3, v3, c3, "the end of the line after the fact")
     return fact, col
 

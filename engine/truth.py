@@ -16,8 +16,14 @@ from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems
 from metalogic.logic import CORE_DIR, LOGIC_DIR
 
 TRUTH_DIR = LOGIC_DIR / "truth"
-TRUTH_FILES = [TRUTH_DIR / "trig.facts", CORE_DIR / "algebra.lp", CORE_DIR / "queries.lp", CORE_DIR / "params.lp",
-               TRUTH_DIR / "frames.lp", TRUTH_DIR / "answers.lp"]
+TRUTH_FILES = [
+    TRUTH_DIR / "trig.facts",
+    CORE_DIR / "algebra.lp",
+    CORE_DIR / "queries.lp",
+    CORE_DIR / "params.lp",
+    TRUTH_DIR / "frames.lp",
+    TRUTH_DIR / "answers.lp",
+]
 
 
 def truth_control(program: str, params: Mapping[str, int] | None = None, extra: str = "") -> clingo.Control:

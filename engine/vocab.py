@@ -38,7 +38,13 @@ def vocabulary() -> Vocabulary:
     ctl = clingo.Control(["--warn=none"])
     ctl.load(str(SHARED_TABLES))
     ctl.ground([("base", [])])
-    kinds, names, vectors, calculus, turns, mags, caps = {}, {}, {}, {}, {}, [], {}
+    kinds: dict[str, QueryKind] = {}
+    names: dict[str, list[str]] = {}
+    vectors: dict[tuple[str, str], tuple[int, int, int]] = {}
+    calculus: dict[str, str] = {}
+    turns: dict[str, int] = {}
+    mags: list[str] = []
+    caps: dict[str, str] = {}
     for sa in ctl.symbolic_atoms:
         s = sa.symbol
         a = s.arguments
@@ -55,4 +61,22 @@ def vocabulary() -> Vocabulary:
             mags.append(a[0].name)
         elif s.name == "capability":
             caps[a[0].name] = a[1].string
-    return Vocabulary(kinds, {k: tuple(v) for k, v in names.items()}, vectors, calculus, turns, tuple(mags), caps)
+    ordered = {
+        voc: tuple(sorted(ns, key=lambda n, voc=voc: _name_order(vectors[(voc, n)], calculus[voc] == "star")))
+        for voc, ns in names.items()
+    }
+    turns = dict(sorted(turns.items(), key=lambda kv: kv[1]))
+    return Vocabulary(
+        kinds, ordered, vectors, calculus, turns, tuple(sorted(mags)), dict(sorted(caps.items()))
+    )
+
+
+def _name_order(vec: tuple[int, int, int], compass: bool = False) -> tuple[int, ...]:
+    """A reading order for option lists: the zero name last; on a compass (the map) clockwise
+    from north; otherwise single directions before combinations, each clockwise from forward,
+    up before down."""
+    lateral, depth, vertical = vec
+    nonzero = 0 if compass else sum(1 for c in vec if c)
+    bearing = {(0, 1): 0, (1, 1): 1, (1, 0): 2, (1, -1): 3, (0, -1): 4, (-1, -1): 5, (-1, 0): 6, (-1, 1): 7}
+    clockwise = bearing.get((lateral, depth), 8)
+    return (vec == (0, 0, 0), nonzero, clockwise, -vertical)

@@ -6,10 +6,9 @@ import re
 
 import pytest
 
+from helpers import EXAMPLES
 from metalogic.engine.check import run_check
 from metalogic.engine.terms import parse_term, text
-
-from helpers import EXAMPLES
 
 EXPECT = re.compile(r"^%\s*expect:\s*(.+?)\s*$")
 

@@ -31,8 +31,8 @@ leg_dirs(Ag, C, T12, T23r) :- C = mr4(Q12, Q23, _),
     move_answer(Ag, D12, move(T12, R12)), move_answer(Ag, D23, move(T23, _)),
     turn(R12, Q), rotate(move, Q, T23, T23r).
 % Whole steps along one axis are exact, so here the answers must match to the same-distance tolerance.
+leg_type(C, Ty) :- C = mr4(Q12, _, _), query_type(Q12, Ty).
 violates(Ag, C, not_sum) :- legs(Ag, C, D12, D23, D13, _), leg_dirs(Ag, C, N, N), axis_name(N),
-    C = mr4(Q12, _, _), query_type(Q12, Ty), tolerance(same, Ty, Tol), abs(D13 - (D12 + D23)) > Tol.
+    leg_type(C, Ty), tolerance(same, Ty, Tol), abs(D13 - (D12 + D23)) > Tol.
 violates(Ag, C, not_difference) :- legs(Ag, C, D12, D23, D13, _), leg_dirs(Ag, C, N, M), axis_name(N),
-    inverse(move, N, M), C = mr4(Q12, _, _), query_type(Q12, Ty), tolerance(same, Ty, Tol),
-    abs(D13 - abs(D12 - D23)) > Tol.
+    inverse(move, N, M), leg_type(C, Ty), tolerance(same, Ty, Tol), abs(D13 - abs(D12 - D23)) > Tol.

@@ -1,0 +1,212 @@
+"""`openai:<model>`: any OpenAI-compatible chat endpoint (OpenAI, `vllm serve`, llama.cpp's server).
+
+The key comes from the environment (OPENAI_API_KEY, or the variable named by --api-key-env); the
+endpoint from --base-url or OPENAI_BASE_URL. Images travel as data URLs. Replies are constrained to
+the prompt's JSON schema with `response_format`; a server that rejects one flavour (json_schema)
+is tried with the next (json_object with a schema, as llama.cpp's server takes it), then without.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from typing import Any
+
+from metalogic.agents.model import ChatBackend, ChatRequest, Completion, RequestFailed, TransientError
+from metalogic.engine.errors import MetalogicError
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+SCHEMA_FLAVOURS = ("json_schema", "json_object", "")
+
+
+class OpenAIBackend(ChatBackend):
+    kind = "openai"
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout_s: float = 120.0,
+        images: bool = True,
+        options: dict[str, str] | None = None,
+    ) -> None:
+        try:
+            import openai
+        except ImportError:
+            raise MetalogicError.single(
+                "the openai backend needs the 'openai' package, which is not installed",
+                fix="pip install 'metalogic[agents]'",
+            ) from None
+        self._openai = openai
+        self.model = model
+        self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.api_key_env = api_key_env
+        self.api_key = os.environ.get(api_key_env) or "EMPTY"  # local servers take any key
+        self.timeout_s = timeout_s
+        self.supports_images = images
+        opts = dict(options or {})
+        flavour = opts.pop("response_format", "")
+        if flavour and flavour not in SCHEMA_FLAVOURS[:2]:
+            raise MetalogicError.single(
+                f"unknown response_format '{flavour}' for the openai backend",
+                expected="-o response_format=json_schema or -o response_format=json_object",
+            )
+        self._flavours = [flavour] if flavour else list(SCHEMA_FLAVOURS[:2])
+        # any other -o KEY=VALUE goes to the server in the request body (e.g. top_k=20 for vLLM)
+        self.extra_body = {k: _json_value(v) for k, v in opts.items()}
+        self._clients: dict[int, Any] = {}
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            "base_url": self.base_url,
+            "api_key_env": self.api_key_env,
+            "timeout_s": self.timeout_s,
+            "response_format": self._flavours[0] if self._flavours else "none",
+            "extra_body": self.extra_body,
+        }
+
+    def versions(self) -> dict[str, str]:
+        return {"openai": self._openai.__version__}
+
+    def _client(self) -> Any:
+        loop = id(asyncio.get_running_loop())
+        if loop not in self._clients:  # an async client belongs to the event loop that made it
+            self._clients[loop] = self._openai.AsyncOpenAI(
+                base_url=self.base_url, api_key=self.api_key, timeout=self.timeout_s, max_retries=0
+            )
+        return self._clients[loop]
+
+    async def aclose(self) -> None:
+        client = self._clients.pop(id(asyncio.get_running_loop()), None)
+        if client is not None:
+            await client.close()
+
+    def _kwargs(self, req: ChatRequest, flavour: str) -> dict[str, Any]:
+        p = req.params
+        kw: dict[str, Any] = {
+            "model": self.model,
+            "messages": req.prompt.messages(),
+            "temperature": p.temperature,
+            "top_p": p.top_p,
+            "max_tokens": p.max_tokens,
+        }
+        if p.seed is not None:
+            kw["seed"] = p.seed
+        if flavour == "json_schema":
+            kw["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "schema": req.prompt.schema, "strict": True},
+            }
+        elif flavour == "json_object":
+            kw["response_format"] = {"type": "json_object", "schema": req.prompt.schema}
+        if self.extra_body:
+            kw["extra_body"] = self.extra_body
+        return kw
+
+    async def complete(self, req: ChatRequest) -> Completion:
+        while True:
+            flavour = self._flavours[0] if (req.structured and self._flavours) else ""
+            try:
+                resp = await self._client().chat.completions.create(**self._kwargs(req, flavour))
+            except self._openai.APIStatusError as exc:
+                if flavour and _refuses_format(exc):
+                    self._drop_flavour(flavour)
+                    continue
+                if exc.status_code not in (400, 422):
+                    raise self._sorted(exc) from None
+                raise self._bad_request(exc) from None
+            except self._openai.APIError as exc:
+                raise self._sorted(exc) from None
+            return _completion(resp, bool(flavour))
+
+    def _drop_flavour(self, flavour: str) -> None:
+        """This server refused that response_format: use the next one, or none at all."""
+        if flavour in self._flavours:
+            self._flavours.remove(flavour)
+        if not self._flavours:
+            self.supports_schema = False  # later requests (and their cache keys) go unconstrained
+
+    def _bad_request(self, exc: Any) -> Exception:
+        msg = _message(exc)
+        if "image" in msg.lower() and self.supports_images:
+            return MetalogicError.single(
+                f"the model '{self.model}' at {self.base_url} did not take the images: {msg}",
+                fix="ask with --view text (objects as labelled boxes), or use a vision model",
+            )
+        return RequestFailed(f"HTTP {getattr(exc, 'status_code', 400)}: {msg}")
+
+    def _sorted(self, exc: Any) -> Exception:
+        o = self._openai
+        if isinstance(exc, o.APITimeoutError):
+            return TransientError(f"no reply within {self.timeout_s:g} s")
+        if isinstance(exc, o.APIConnectionError):
+            return TransientError(f"cannot reach {self.base_url}: {exc.__cause__ or exc}")
+        status = getattr(exc, "status_code", None)
+        if status in (401, 403):
+            return MetalogicError.single(
+                f"{self.base_url} refused the API key (HTTP {status}): {_message(exc)}",
+                fix=f"put a valid key in the environment variable {self.api_key_env} (or name another with "
+                "--api-key-env)",
+            )
+        if status == 404:
+            return MetalogicError.single(
+                f"{self.base_url} has no model '{self.model}' or no chat endpoint (HTTP 404): "
+                f"{_message(exc)}",
+                fix="check the model name after 'openai:' and --base-url (it usually ends in /v1)",
+            )
+        if status in (408, 409, 425, 429) or (isinstance(status, int) and status >= 500):
+            return TransientError(f"HTTP {status}: {_message(exc)}", _retry_after(exc))
+        return RequestFailed(f"HTTP {status}: {_message(exc)}")
+
+
+def _json_value(v: str) -> Any:
+    """'20' -> 20, '0.5' -> 0.5, 'true' -> True, '{"a": 1}' -> a dict; anything else stays text."""
+    try:
+        return json.loads(v)
+    except json.JSONDecodeError:
+        return v
+
+
+def _completion(resp: Any, structured: bool) -> Completion:
+    choice = resp.choices[0] if getattr(resp, "choices", None) else None
+    text = (choice.message.content or "") if choice is not None and choice.message is not None else ""
+    usage = getattr(resp, "usage", None)
+    cost = getattr(usage, "cost", None) if usage is not None else None
+    return Completion(
+        text,
+        int(getattr(usage, "prompt_tokens", 0) or 0),
+        int(getattr(usage, "completion_tokens", 0) or 0),
+        float(cost) if isinstance(cost, int | float) else None,
+        structured,
+    )
+
+
+def _message(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        if isinstance(err, dict) and err.get("message"):
+            return str(err["message"])[:300]
+        if isinstance(err, str):
+            return err[:300]
+    return str(getattr(exc, "message", exc))[:300]
+
+
+def _refuses_format(exc: Any) -> bool:
+    """Did the server refuse the response_format itself? (llama-cpp-python's server says so with
+    HTTP 500 and a validation message, others with 400 or 422.)"""
+    msg = _message(exc).lower()
+    if exc.status_code in (400, 422):
+        return any(w in msg for w in ("response_format", "json_schema", "schema", "json_object"))
+    return exc.status_code == 500 and "response_format" in msg and "validation" in msg
+
+
+def _retry_after(exc: Any) -> float | None:
+    response = getattr(exc, "response", None)
+    value = response.headers.get("retry-after") if response is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None

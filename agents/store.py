@@ -1,0 +1,218 @@
+"""Where answers go: an append-only journal, snapshotted into a facts file.
+
+RUN_DIR/answers/<slug>.jsonl is the journal: a header line, then one JSON line per answer, each
+flushed and fsync'd before the next question counts as answered. A run killed at any moment (even
+kill -9) loses at most the line being written, which is cut off when the journal is opened again;
+the next run skips every question the journal holds. RUN_DIR/answers/<slug>.lp (answer/3 and
+raw_reply/3 facts) is rewritten from the journal by write-to-temp-then-rename, so it is always a
+complete, readable facts file. The latest journal line for a question wins (retried invalid answers).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import IO, Any
+
+from metalogic.agents.base import Answer, Question
+from metalogic.engine.errors import MetalogicError
+from metalogic.engine.facts import display_path
+from metalogic.engine.terms import RESERVED_ATOMS, Atom, Str, Term, quote, text
+
+MAX_RAW = 4000  # characters of a raw reply kept in the facts file (the journal keeps all of it)
+_ATOM = re.compile(r"[a-z][A-Za-z0-9_]*")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def agent_term(name: str) -> Term:
+    """An agent name as a term: a plain atom when it is one (oracle), else a string ("openai:gpt-4o")."""
+    return Atom(name) if _ATOM.fullmatch(name) and name not in RESERVED_ATOMS else Str(name)
+
+
+def slug(name: str) -> str:
+    """A file name for an agent name: 'openai:gpt-4o+cot' -> 'openai_gpt-4o+cot'."""
+    s = re.sub(r"[^A-Za-z0-9.+-]+", "_", name).strip("._") or "agent"
+    if len(s) > 80:
+        import hashlib
+
+        s = s[:60] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
+    return s
+
+
+def atomic_write(path: Path, data: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+
+
+class AnswerStore:
+    """The answers of one agent in one run folder."""
+
+    def __init__(
+        self,
+        answers_dir: Path,
+        agent: str,
+        fingerprint: dict[str, Any],
+        questions: list[Question],
+        restart: bool = False,
+    ) -> None:
+        self.agent, self.fingerprint = agent, fingerprint
+        self.term = agent_term(agent)
+        self.questions = {q.key: q for q in questions}
+        self.order = [q.key for q in questions]
+        name = slug(agent)
+        answers_dir.mkdir(parents=True, exist_ok=True)
+        self.lp, self.manifest, self.journal = (
+            answers_dir / f"{name}.lp",
+            answers_dir / f"{name}.json",
+            answers_dir / f"{name}.jsonl",
+        )
+        self._fh: IO[str] = self._open_locked()
+        if restart:
+            self._fh.truncate(0)
+            self.lp.unlink(missing_ok=True)
+            self.manifest.unlink(missing_ok=True)
+        self.records: dict[str, dict[str, Any]] = {}
+        self.stale = 0
+        self._read()
+        self._last_snapshot = 0.0
+
+    # opening -------------------------------------------------------------------------------------
+
+    def _open_locked(self) -> IO[str]:
+        fh = self.journal.open("a+", encoding="utf-8")
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            fh.close()
+            raise MetalogicError.single(
+                f"another 'metalogic ask' is writing {display_path(self.journal)}",
+                expected="one ask per agent and run folder at a time",
+                fix="wait for the other run to finish, or give this one another --name",
+            ) from None
+        return fh
+
+    def _read(self) -> None:
+        fh = self._fh
+        fh.seek(0)
+        data = fh.read()
+        if data and not data.endswith("\n"):  # a line cut off by a kill: drop it
+            keep = data.rfind("\n") + 1
+            fh.truncate(len(data[:keep].encode("utf-8")))
+            data = data[:keep]
+        lines = []
+        for line in data.splitlines():
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # not ours to guess at; the question is asked again
+            if isinstance(rec, dict):
+                lines.append(rec)
+        if not lines:
+            self._append(
+                {
+                    "type": "header",
+                    "agent": self.agent,
+                    "fingerprint": self.fingerprint,
+                    "created": time.time(),
+                }
+            )
+            return
+        head = lines[0]
+        if head.get("agent") != self.agent or head.get("fingerprint") != self.fingerprint:
+            old = head.get("fingerprint", {})
+            diff = sorted(k for k in {*old, *self.fingerprint} if old.get(k) != self.fingerprint.get(k))
+            raise MetalogicError.single(
+                f"{display_path(self.journal)} holds answers asked with other settings ({', '.join(diff)})",
+                expected="the settings of the earlier run, to resume it",
+                fix="repeat the earlier settings to resume, add --restart to discard those answers, or give "
+                "this run another --name",
+            )
+        for rec in lines[1:]:
+            q = self.questions.get(rec.get("qid", ""))
+            if q is None or rec.get("content") != text(q.content) or rec.get("form") != text(q.form):
+                self.stale += 1  # the question changed or is gone (the run folder was regenerated)
+                continue
+            self.records[rec["qid"]] = rec
+
+    # writing -------------------------------------------------------------------------------------
+
+    def _append(self, rec: dict[str, Any]) -> None:
+        self._fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
+    def add(self, answers: Iterable[Answer]) -> int:
+        """Journal usable answers (failed requests are not answers); returns how many."""
+        lines = []
+        for a in answers:
+            if a.value is None:
+                continue
+            q = a.question
+            rec = {
+                "type": "answer",
+                "qid": q.key,
+                "content": text(q.content),
+                "form": text(q.form),
+                "value": text(a.value),
+                "raw": a.raw,
+                "cached": a.cached,
+                "prompt_tokens": a.prompt_tokens,
+                "completion_tokens": a.completion_tokens,
+                "cost_usd": a.cost_usd,
+                "latency_s": round(a.latency_s, 4),
+                "attempts": a.attempts,
+                "note": a.note,
+                "time": time.time(),
+            }
+            self.records[q.key] = rec
+            lines.append(json.dumps(rec, ensure_ascii=False) + "\n")
+        if lines:
+            self._fh.write("".join(lines))
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        return len(lines)
+
+    def snapshot(self, every_s: float = 0.0) -> bool:
+        """Rewrite the facts file from the journal (at most every `every_s` seconds)."""
+        now = time.monotonic()
+        if every_s and now - self._last_snapshot < every_s:
+            return False
+        self._last_snapshot = now
+        who = text(self.term)
+        out = [
+            f"% Answers of {who} to the questions in ../queries.lp, written by 'metalogic ask'.\n",
+            f"% Settings, tokens and timings: {self.manifest.name}; every raw reply: {self.journal.name}.\n",
+        ]
+        for key in self.order:
+            rec = self.records.get(key)
+            if rec is None:
+                continue
+            out.append(f"answer({who}, {key}, {rec['value']}).\n")
+            if rec["value"] == "invalid":
+                out.append(f"raw_reply({who}, {key}, {quote(clean_raw(rec['raw']))}).\n")
+        atomic_write(self.lp, "".join(out))
+        return True
+
+    def answered(self, retry_invalid: bool = False) -> set[str]:
+        return {k for k, r in self.records.items() if not (retry_invalid and r["value"] == "invalid")}
+
+    def close(self) -> None:
+        try:
+            fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
+        finally:
+            self._fh.close()
+
+
+def clean_raw(raw: str) -> str:
+    """A raw reply as a facts string: no control characters but newline and tab, at most MAX_RAW chars."""
+    s = _CONTROL.sub(" ", raw.replace("\r\n", "\n"))
+    return s if len(s) <= MAX_RAW else s[:MAX_RAW] + " [...]"

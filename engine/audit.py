@@ -1,0 +1,589 @@
+"""`metalogic audit`: machine-checked soundness, tightness and non-redundancy of the MR set.
+
+Everything is decided by clingo over bounded worlds declared in logic/audit/:
+(a) soundness: every world of a family (moves, objects, depth, map), each a trajectory of its own,
+    answered truthfully through logic/truth/ (the rules the oracle agent uses). A world in which an
+    MR reports a violation is a counter-example, written as facts `metalogic check` reproduces.
+(b) tightness: every entry of every composition table is realised by some world (and no world
+    realises an entry the tables leave out).
+(c) non-redundancy: answers flagged by one MR while every other MR of the same capabilities has
+    test cases there and flags nothing.
+(d) engine agreement: clingo and SWI-Prolog on random fact sets.
+Python only builds probe queries for (c), runs the solver, renames ids and writes the report.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import clingo
+
+from metalogic.engine.errors import MetalogicError, Problem
+from metalogic.engine.rules import MR, SHARED_TABLES, RuleSet, _Log, clingo_problems
+from metalogic.engine.truth import TRUTH_DIR
+from metalogic.logic import CORE_DIR, LOGIC_DIR
+
+AUDIT_DIR = LOGIC_DIR / "audit"
+CHECK_CORE = [CORE_DIR / f"{n}.lp" for n in ("algebra", "queries", "params", "fractions", "cases")]
+TRUTH = [TRUTH_DIR / "trig.facts", TRUTH_DIR / "frames.lp", TRUTH_DIR / "answers.lp"]
+WORLD_FACTS = ("step_mm", "gt_pose", "gt_object", "detection", "truncated", "query", "form", "answer")
+
+
+@dataclass(frozen=True)
+class Family:
+    """A kind of bounded world and the capabilities its questions serve."""
+
+    name: str
+    world: str
+    scs: tuple[str, ...]
+    default_bound: int
+    describe: str  # what the bound means, for the report
+
+
+FAMILIES = {
+    "moves": Family(
+        "moves",
+        "worlds_moves.lp",
+        ("sc1a", "sc1b"),
+        1,
+        "agent within {b} steps of the start, any quarter turn, floor or one step up",
+    ),
+    "objects": Family(
+        "objects",
+        "worlds_objects.lp",
+        ("sc2a", "sc2b", "sc3a"),
+        2,
+        "two objects within {b} cells of 60 mm of a third, two viewpoints",
+    ),
+    "depth": Family(
+        "depth",
+        "worlds_depth.lp",
+        ("sc3b",),
+        12,
+        "depths 0.5 m to {d} m, focal 300 or 600 px, whole-pixel boxes",
+    ),
+    "map": Family(
+        "map",
+        "worlds_map.lp",
+        ("sc4a", "sc4b"),
+        2,
+        "two objects within {b} cells of 100 mm of a third, any quarter turn",
+    ),
+}
+
+
+def family_of(sc: str) -> Family | None:
+    return next((f for f in FAMILIES.values() if sc in f.scs), None)
+
+
+@dataclass
+class Verdict:
+    check: str  # soundness | tightness | non-redundancy | engines
+    subject: str  # "mr1 sc2a", "map/star", "mr4"
+    # sound | unsound | untested | tight | not tight | unsound table | witness | redundant | agree | disagree
+    status: str
+    detail: str
+    bound: str = ""
+    seconds: float = 0.0
+    facts: str = ""  # counter-example or witness, as facts
+
+    @property
+    def ok(self) -> bool:
+        return self.status in ("sound", "tight", "witness", "agree")
+
+
+@dataclass
+class AuditReport:
+    verdicts: list[Verdict] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return all(v.ok for v in self.verdicts)
+
+
+def _ground(files: Sequence[Path], program: str, consts: dict[str, int] | None = None) -> clingo.Control:
+    log = _Log()
+    args = ["--warn=none"] + [f"-c{k}={v}" for k, v in (consts or {}).items()]
+    ctl = clingo.Control(args, logger=log, message_limit=20)
+    ctl.load(str(SHARED_TABLES))
+    for f in files:
+        ctl.load(str(f))
+    ctl.add("base", [], program)
+    try:
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise MetalogicError(
+            clingo_problems(log) or [Problem("clingo failed on the audit program")]
+        ) from None
+    return ctl
+
+
+def _shown(ctl: clingo.Control) -> list[clingo.Symbol]:
+    out: list[clingo.Symbol] = []
+    ctl.solve(on_model=lambda m: out.extend(m.symbols(shown=True)))
+    return out
+
+
+# --- (a) soundness ------------------------------------------------------------------------------
+
+SHOW_FLAGGED = "".join(
+    f"#show {name}({', '.join(v)}) : {name}({', '.join(v)}), audit_flagged({v[0]}, _, _, _, _).\n"
+    for name, v in (
+        ("step_mm", ["W", "A"]),
+        ("gt_pose", ["W", "A", "B", "C", "D", "E"]),
+        ("gt_object", ["W", "A", "B", "C", "D", "E"]),
+        ("detection", ["W", "A", "B", "C", "D", "E", "F", "G", "H"]),
+    )
+)
+SHOW_QUERIES = (
+    "#show query(Q, K) : query(Q, K), query_traj(Q, W), audit_flagged(W, _, _, _, _).\n"
+    "#show form(Q, F) : form(Q, F), query_traj(Q, W), audit_flagged(W, _, _, _, _).\n"
+    "#show answer(A, Q, V) : answer(A, Q, V), query_traj(Q, W), audit_flagged(W, _, _, _, _).\n"
+    "#show audit_flagged/5.\n#show audit_cases(M, S, N) : audit_cases(M, S, N).\n"
+)
+COUNT_CASES = "audit_cases(M, S, N) :- mr_serves(M, S), N = #count{ C : testcase(C, M, S) }.\n"
+
+
+def soundness(
+    rules: RuleSet, family: Family, bound: int | None = None, mrs: Sequence[MR] | None = None
+) -> list[Verdict]:
+    """Every MR serving the family's capabilities, checked on all its worlds in one grounding (all MR
+    files are loaded, since one may read a parameter another declares; `mrs` picks the verdicts)."""
+    mrs = [m for m in (mrs or rules.mrs) if set(m.serves) & set(family.scs)]
+    if not mrs:
+        return []
+    loaded = rules.mrs
+    b = bound if bound is not None else family.default_bound
+    t0 = time.perf_counter()
+    files = [
+        *TRUTH[:1],
+        *CHECK_CORE,
+        *TRUTH[1:],
+        AUDIT_DIR / family.world,
+        *[m.lp for m in loaded],
+        AUDIT_DIR / "sound.lp",
+    ]
+    ctl = _ground(
+        files,
+        "trajectory(W, household) :- audit_world(W).\n" + COUNT_CASES + SHOW_FLAGGED + SHOW_QUERIES,
+        {"bound": b},
+    )
+    symbols = _shown(ctl)
+    secs = time.perf_counter() - t0
+    cases = {
+        (str(s.arguments[0]), str(s.arguments[1])): s.arguments[2].number
+        for s in symbols
+        if s.name == "audit_cases"
+    }
+    flagged: dict[tuple[str, str], list[clingo.Symbol]] = {}
+    for s in symbols:
+        if s.name == "audit_flagged":
+            key = (str(s.arguments[2]), str(s.arguments[3]))
+            flagged.setdefault(key, []).append(s)
+    shown_bound = family.describe.format(b=b, d=(500 + (b - 1) * 250) / 1000)
+    out = []
+    for m in mrs:
+        for sc in m.serves:
+            if sc not in family.scs:
+                continue
+            n = cases.get((m.id, sc), 0)
+            subject = f"{m.id} {sc}"
+            if (m.id, sc) in flagged:
+                first = min(flagged[(m.id, sc)], key=lambda s: s.arguments[0].number)
+                world = first.arguments[0]
+                facts = counterexample(symbols, world)
+                out.append(
+                    Verdict(
+                        "soundness",
+                        subject,
+                        "unsound",
+                        f"{len(flagged[(m.id, sc)])} truthful case(s) flagged; first: "
+                        f"{_rename_case(first.arguments[1], world)} ({first.arguments[4]})",
+                        shown_bound,
+                        secs,
+                        facts,
+                    )
+                )
+            elif n == 0:
+                out.append(
+                    Verdict(
+                        "soundness",
+                        subject,
+                        "untested",
+                        f"no test case arises in the {family.name} worlds; the probe questions do not "
+                        "reach this MR",
+                        shown_bound,
+                        secs,
+                    )
+                )
+            else:
+                out.append(
+                    Verdict(
+                        "soundness",
+                        subject,
+                        "sound",
+                        f"{n} test cases over all {family.name} worlds, none flagged",
+                        shown_bound,
+                        secs,
+                    )
+                )
+    return out
+
+
+def _rename(sym: clingo.Symbol, world: clingo.Symbol) -> clingo.Symbol:
+    """A world fact or query content with its trajectory (first argument) renamed to `w`."""
+    if sym.type == clingo.SymbolType.Function and sym.arguments and sym.arguments[0] == world:
+        return clingo.Function(sym.name, [clingo.Function("w"), *sym.arguments[1:]], sym.positive)
+    return sym
+
+
+def _qid(sym: clingo.Symbol, world: clingo.Symbol) -> clingo.Symbol:
+    if sym.type == clingo.SymbolType.Number and sym.number // 100 == world.number:
+        return clingo.Function(f"q{sym.number % 100}")
+    return sym
+
+
+def _rename_case(case: clingo.Symbol, world: clingo.Symbol) -> str:
+    args = [_qid(a, world) for a in case.arguments]
+    return str(clingo.Function(case.name, args))
+
+
+def counterexample(symbols: Sequence[clingo.Symbol], world: clingo.Symbol) -> str:
+    lines = [
+        "% A world in which a truthful agent is flagged (metalogic audit). Reproduce with:",
+        "%   metalogic check <this folder>",
+        "trajectory(w, household).",
+    ]
+    for s in symbols:
+        if s.name not in WORLD_FACTS:
+            continue
+        if s.name in ("query", "form"):
+            q = s.arguments[0]
+            if q.type != clingo.SymbolType.Number or q.number // 100 != world.number:
+                continue
+            lines.append(f"{clingo.Function(s.name, [_qid(q, world), _rename(s.arguments[1], world)])}.")
+        elif s.name == "answer":
+            q = s.arguments[1]
+            if q.type != clingo.SymbolType.Number or q.number // 100 != world.number:
+                continue
+            lines.append(f"{clingo.Function('answer', [s.arguments[0], _qid(q, world), s.arguments[2]])}.")
+        elif s.arguments[0] == world:
+            lines.append(f"{_rename(s, world)}.")
+    return "\n".join(lines) + "\n"
+
+
+# --- (b) tightness ------------------------------------------------------------------------------
+
+
+def tightness(reach: int = 3, algebra: Path = CORE_DIR / "algebra.lp") -> list[Verdict]:
+    """Compare the composition tables of `algebra` with what bounded worlds realise."""
+    t0 = time.perf_counter()
+    files = [
+        *TRUTH[:1],
+        algebra,
+        *(CORE_DIR / f"{n}.lp" for n in ("queries", "params")),
+        *TRUTH[1:],
+        AUDIT_DIR / "tight.lp",
+    ]
+    shows = "".join(
+        f"#show {n}/{a}.\n"
+        for n, a in (
+            ("realised", 5),
+            ("realised_sign", 5),
+            ("realised_move", 3),
+            ("not_realised", 5),
+            ("not_allowed", 5),
+            ("not_realised_sign", 5),
+            ("not_allowed_sign", 5),
+            ("not_realised_move", 3),
+            ("not_allowed_move", 3),
+            ("compose_in", 5),
+            ("sign_add", 4),
+            ("move_compose", 3),
+        )
+    )
+    syms = _shown(_ground(files, shows, {"reach": reach}))
+    secs = time.perf_counter() - t0
+    by: dict[str, list[clingo.Symbol]] = {}
+    for s in syms:
+        by.setdefault(s.name, []).append(s)
+    bound = f"offsets up to {reach} cells (moves: 2 steps, 2 levels)"
+    out = []
+
+    def verdict(
+        subject: str, total: int, missing: list[clingo.Symbol], extra: list[clingo.Symbol]
+    ) -> Verdict:
+        if extra:
+            return Verdict(
+                "tightness",
+                subject,
+                "unsound table",
+                f"a world realises {len(extra)} entr(ies) the table leaves out, e.g. {extra[0]}",
+                bound,
+                secs,
+            )
+        if missing:
+            return Verdict(
+                "tightness",
+                subject,
+                "not tight",
+                f"{len(missing)} of {total} entries realised by no world, e.g. {missing[0]}",
+                bound,
+                secs,
+            )
+        return Verdict(
+            "tightness", subject, "tight", f"all {total} entries realised by some world", bound, secs
+        )
+
+    comp_star = [
+        s for s in by.get("compose_in", []) if str(s.arguments[0]) == "star" and str(s.arguments[1]) == "map"
+    ]
+    out.append(verdict("map/star", len(comp_star), by.get("not_realised", []), by.get("not_allowed", [])))
+    for cal, axes in (("band", ("lateral", "depth", "vertical")), ("exact", ("lateral",))):
+        table = [s for s in by.get("sign_add", []) if str(s.arguments[0]) == cal]
+        for axis in axes:
+            miss = [
+                s
+                for s in by.get("not_realised_sign", [])
+                if str(s.arguments[0]) == cal and str(s.arguments[1]) == axis
+            ]
+            extra = [
+                s
+                for s in by.get("not_allowed_sign", [])
+                if str(s.arguments[0]) == cal and str(s.arguments[1]) == axis
+            ]
+            out.append(
+                verdict(f"{'ego' if cal == 'band' else 'move'}/{cal} signs ({axis})", len(table), miss, extra)
+            )
+    out.append(
+        verdict(
+            "move/exact with turns",
+            len(by.get("move_compose", [])),
+            by.get("not_realised_move", []),
+            by.get("not_allowed_move", []),
+        )
+    )
+    return out
+
+
+# --- (c) non-redundancy ---------------------------------------------------------------------------
+
+
+def _q(qid: str, content: str, form: str) -> str:
+    return f"query({qid}, {content}).\nform({qid}, {form}).\n"
+
+
+def _pairs(items: Sequence[str]) -> list[tuple[str, str]]:
+    return [(a, b) for a in items for b in items if a != b]
+
+
+def probe(family: str) -> str:
+    """The questions of one world of a family, with plain ids (for the non-redundancy search)."""
+    out = ["trajectory(w, household).\n", "step_mm(w, 250).\n"]
+    if family == "moves":
+        for s1, s2 in _pairs(["0", "1", "2"]):
+            out += [
+                _q(f"md{s1}{s2}", f"move_dir(w, {s1}, {s2})", "choice"),
+                _q(f"ms{s1}{s2}", f"move_dist(w, {s1}, {s2})", "choice"),
+            ]
+        out += [_q("md01b", "move_dir(w, 0, 1)", "reversed"), _q("ms01b", "move_dist(w, 0, 1)", "reversed")]
+    elif family == "objects":
+        for a, b in _pairs(["a", "b", "c"]):
+            out += [
+                _q(f"od{a}{b}", f"obj_dir(w, 0, {a}, {b})", "choice"),
+                _q(f"ot{a}{b}", f"obj_dist(w, 0, {a}, {b})", "choice"),
+            ]
+        for s in ("0", "1"):
+            out += [_q(f"sz{s}{o}", f"size(w, {s}, {o})", "choice") for o in ("a", "b", "c")]
+        out += [
+            _q("od1ab", "obj_dir(w, 1, a, b)", "choice"),
+            _q("odabb", "obj_dir(w, 0, a, b)", "reversed"),
+            _q("otabb", "obj_dist(w, 0, a, b)", "reversed"),
+            _q("sz0ab", "size(w, 0, a)", "reversed"),
+        ]
+    elif family == "depth":
+        out += [_q(f"dp{s}{o}", f"depth(w, {s}, {o})", "choice") for s in ("0", "1") for o in ("a", "b")]
+        out.append(_q("dp0ab", "depth(w, 0, a)", "reversed"))
+        out += [
+            f"detection(w, {s}, {o}, thing, 1000, 100, 100, 120, {100 + h}).\n"
+            for s, o, h in (("0", "a", 100), ("1", "a", 50), ("0", "b", 80), ("1", "b", 40))
+        ]
+    elif family == "map":
+        for s in ("0", "1"):
+            out += [
+                _q(f"mp{s}{a}{b}", f"map_dir(w, {s}, {a}, {b})", "choice") for a, b in _pairs(["a", "b", "c"])
+            ]
+        for a, b in _pairs(["a", "b", "c"]):
+            out.append(_q(f"mt{a}{b}", f"map_dist(w, 0, {a}, {b})", "choice"))
+        out += [_q(f"eg{o}", f"ego_dist(w, 0, {o})", "choice") for o in ("a", "b", "c")]
+        out += [
+            _q("mv01", "move_dir(w, 0, 1)", "choice"),
+            _q("mpabb", "map_dir(w, 0, a, b)", "reversed"),
+            _q("mtabb", "map_dist(w, 0, a, b)", "reversed"),
+            _q("egab", "ego_dist(w, 0, a)", "reversed"),
+        ]
+    return "".join(out)
+
+
+def non_redundancy(rules: RuleSet, mr: MR) -> Verdict:
+    t0 = time.perf_counter()
+    tried = []
+    for fam in FAMILIES.values():
+        if not set(mr.serves) & set(fam.scs):
+            continue
+        others = [m for m in rules.mrs if m.id != mr.id and set(m.serves) & set(fam.scs)]
+        program = (
+            probe(fam.name)
+            + f"audit_mr({mr.id}).\n"
+            + "".join(f"audit_other({m.id}).\n" for m in others)
+            + "#show answer/3.\n#show query/2.\n#show form/2.\n#show detection/9.\n#show violation/5.\n"
+        )
+        ctl = _ground([*CHECK_CORE, *[m.lp for m in rules.mrs], AUDIT_DIR / "redundant.lp"], program)
+        shown: list[clingo.Symbol] = []
+
+        def keep(m: clingo.Model, into: list[clingo.Symbol] = shown) -> bool:
+            into.extend(m.symbols(shown=True))
+            return False  # one witness is enough
+
+        res = ctl.solve(on_model=keep)
+        tried.append(fam.name)
+        if res.satisfiable:
+            viol = sorted({str(s.arguments[1]) for s in shown if s.name == "violation"})
+            facts = (
+                "% Answers only " + mr.id + " flags (metalogic audit, non-redundancy witness).\n"
+                "trajectory(w, household).\n"
+                + "".join(f"{s}.\n" for s in sorted(shown, key=str) if s.name != "violation")
+            )
+            held = (
+                (
+                    f"{', '.join(m.id for m in others)} {'hold' if len(others) > 1 else 'holds'} all "
+                    f"{'their' if len(others) > 1 else 'its'} cases there"
+                )
+                if others
+                else "no other MR applies"
+            )
+            return Verdict(
+                "non-redundancy",
+                mr.id,
+                "witness",
+                f"{fam.name} world: {mr.id} flags {viol[0]}; {held}",
+                "",
+                time.perf_counter() - t0,
+                facts,
+            )
+    return Verdict(
+        "non-redundancy",
+        mr.id,
+        "redundant",
+        f"no answers are flagged by {mr.id} alone in the {', '.join(tried)} worlds: the other MRs "
+        "already catch everything it catches there",
+        "",
+        time.perf_counter() - t0,
+    )
+
+
+# --- (d) engine agreement -------------------------------------------------------------------------
+
+
+def engine_agreement(rules: RuleSet, samples: int, seed: int = 0) -> Verdict:
+    from metalogic.engine.backends import run_engine
+    from metalogic.engine.randomfacts import random_program
+
+    t0 = time.perf_counter()
+    rng = random.Random(seed)
+    batch = 50
+    for start in range(0, samples, batch):
+        n = min(batch, samples - start)
+        program = "".join(random_program(rng, f"r{start + i}") for i in range(n))
+        a = run_engine("clingo", rules, program, {})
+        b = run_engine("prolog", rules, program, {})
+        for kind in a.lines:
+            if a.lines[kind] != b.lines[kind]:
+                diff = sorted(a.lines[kind] ^ b.lines[kind])[:3]
+                return Verdict(
+                    "engines",
+                    "clingo vs prolog",
+                    "disagree",
+                    f"random fact sets {start}..{start + n - 1} differ on {kind}: {'; '.join(diff)}",
+                    f"{samples} random fact sets",
+                    time.perf_counter() - t0,
+                    program,
+                )
+    return Verdict(
+        "engines",
+        "clingo vs prolog",
+        "agree",
+        f"identical test cases, violations, scores and explanations on {samples} random fact sets",
+        f"seed {seed}",
+        time.perf_counter() - t0,
+    )
+
+
+# --- the whole audit ------------------------------------------------------------------------------
+
+
+def _task(
+    kind: str, arg: str, rules: RuleSet, only: tuple[str, ...], bound: int | None, samples: int
+) -> list[Verdict]:
+    mrs = [rules.by_id(m) for m in only] if only else rules.mrs
+    if kind == "soundness":
+        return soundness(rules, FAMILIES[arg], bound, mrs)
+    if kind == "tightness":
+        return tightness()
+    if kind == "non-redundancy":
+        return [non_redundancy(rules, rules.by_id(arg))]
+    return [engine_agreement(rules, samples)]
+
+
+def run_audit(
+    rules: RuleSet,
+    *,
+    only: Sequence[str] = (),
+    bound: int | None = None,
+    samples: int = 200,
+    workers: int = 2,
+    progress: Callable[[str], None] | None = None,
+) -> AuditReport:
+    """Run every part of the audit, spread over `workers` processes (each grounding is independent)."""
+    import concurrent.futures as cf
+    import multiprocessing
+
+    say = progress or (lambda _msg: None)
+    mrs = [rules.by_id(m) for m in only] if only else rules.mrs
+    tasks = (
+        [("soundness", f) for f in FAMILIES] + [("tightness", "")] + [("non-redundancy", m.id) for m in mrs]
+    )
+    if samples:
+        tasks.append(("engines", ""))
+    report = AuditReport()
+    t0 = time.perf_counter()
+    results: dict[int, list[Verdict]] = {}
+    if workers <= 1:
+        for i, (kind, arg) in enumerate(tasks):
+            say(f"{kind} {arg}".strip())
+            results[i] = _task(kind, arg, rules, tuple(only), bound, samples)
+    else:
+        ctx = multiprocessing.get_context("spawn")
+        with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            futures = {
+                pool.submit(_task, kind, arg, rules, tuple(only), bound, samples): i
+                for i, (kind, arg) in enumerate(tasks)
+            }
+            for fut in cf.as_completed(futures):
+                i = futures[fut]
+                results[i] = fut.result()
+                say(f"done: {' '.join(tasks[i]).strip()}")
+    for i in range(len(tasks)):
+        report.verdicts += results[i]
+    for m in mrs:
+        if not any(family_of(sc) for sc in m.serves):
+            report.verdicts.append(
+                Verdict("soundness", m.id, "untested", "its capabilities have no audit worlds")
+            )
+    report.seconds = time.perf_counter() - t0
+    return report
