@@ -9,11 +9,15 @@ from __future__ import annotations
 import importlib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from metalogic import __version__
 from metalogic.engine.errors import MetalogicError, did_you_mean
+
+if TYPE_CHECKING:
+    from metalogic.engine.pipeline import RunOutcome
 
 # name -> "module:attribute" for commands living outside this module (imported on first use).
 LAZY_COMMANDS: dict[str, str] = {
@@ -233,6 +237,60 @@ def algebra(fmt: str, calculus: str, engine: str) -> None:
         click.echo(a.ljust(4) + " ".join(cells[(a, b)].ljust(width) for b in names).rstrip())
     click.echo("\nInverse: if A is X of B, then B is Inv(X) of A")
     click.echo("  " + "  ".join(f"{a}->{inv[a]}" for a in names))
+
+
+def _print_run(outcome: RunOutcome) -> None:
+    for st in outcome.stages:
+        click.echo(f"  {st.name:<28} {st.status:<11} {st.seconds:7.1f}s  {st.detail}")
+    scores = outcome.config.out / "check" / "scores.csv"
+    if scores.exists():
+        import polars as pl
+
+        from metalogic.engine.tables import render_scores
+
+        click.echo("\n" + render_scores(pl.read_csv(scores)))
+    if outcome.report is not None:
+        click.echo(f"\nreport: {outcome.report}")
+
+
+@cli.command(name="run")
+@click.argument("config", type=click.Path())
+def run_cmd(config: str) -> None:
+    """Run the whole evaluation a TOML file describes: worlds, extraction, questions, agents,
+    check and report. Stages whose inputs did not change are skipped.
+
+    Example: metalogic run my_eval.toml
+    """
+    from metalogic.engine.pipeline import run_pipeline
+    from metalogic.engine.runconfig import load_config
+
+    cfg = load_config(config)
+    _print_run(run_pipeline(cfg, lambda msg: click.echo(msg, err=True)))
+
+
+@cli.command()
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False),
+    default="metalogic-demo",
+    show_default=True,
+    help="Folder for the demo run (re-running it reuses what is up to date).",
+)
+def demo(out_dir: str) -> None:
+    """The main job on the bundled demo: small simulated worlds of all three scenarios, the shipped
+    detector, reference agents and the local Gemma model, both engines, and an HTML report.
+
+    Example: metalogic demo --out out/demo
+    """
+    from metalogic.engine.pipeline import demo_config_text, run_pipeline
+    from metalogic.engine.runconfig import load_config
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    config = out / "demo.toml"
+    config.write_text(demo_config_text(), encoding="utf-8")
+    _print_run(run_pipeline(load_config(config), lambda msg: click.echo(msg, err=True)))
 
 
 @cli.command()

@@ -61,10 +61,10 @@ def vocabulary() -> Vocabulary:
             mags.append(a[0].name)
         elif s.name == "capability":
             caps[a[0].name] = a[1].string
-    ordered = {
-        voc: tuple(sorted(ns, key=lambda n, voc=voc: _name_order(vectors[(voc, n)], calculus[voc] == "star")))
-        for voc, ns in names.items()
-    }
+    ordered: dict[str, tuple[str, ...]] = {}
+    for voc, ns in names.items():
+        keyed = sorted((_name_order(vectors[(voc, n)], calculus[voc] == "star"), n) for n in ns)
+        ordered[voc] = tuple(n for _, n in keyed)
     turns = dict(sorted(turns.items(), key=lambda kv: kv[1]))
     return Vocabulary(
         kinds, ordered, vectors, calculus, turns, tuple(sorted(mags)), dict(sorted(caps.items()))

@@ -1,0 +1,301 @@
+"""`metalogic run CONFIG.toml` and `metalogic demo`: the whole evaluation in one command.
+
+Stages: worlds (simulate or import) -> extract -> generate -> ask (one stage per agent) -> check
+-> report. Each stage has a key: a hash of its own configuration and of the keys of the stages it
+reads. A stage whose recorded key matches and whose outputs exist is skipped, so re-running an
+unchanged configuration does no work and changing one agent re-asks only that agent.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from metalogic import __version__
+from metalogic.engine.errors import MetalogicError
+from metalogic.engine.runconfig import AgentEntry, RunConfig, World
+
+STATE_DIR = ".metalogic"
+
+
+@dataclass
+class StageOutcome:
+    name: str
+    status: str  # ran | up to date
+    seconds: float
+    detail: str
+
+
+@dataclass
+class RunOutcome:
+    config: RunConfig
+    stages: list[StageOutcome] = field(default_factory=list)
+    report: Path | None = None
+
+    @property
+    def ran(self) -> list[str]:
+        return [s.name for s in self.stages if s.status == "ran"]
+
+
+def _key(parts: dict[str, Any]) -> str:
+    blob = json.dumps({"metalogic": __version__, **parts}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def _tree_hash(path: Path) -> str:
+    """Content hash of a file or folder (for imported sources)."""
+    h = hashlib.sha256()
+    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+    for f in files:
+        h.update(str(f.relative_to(path.parent if path.is_file() else path)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+class Runner:
+    def __init__(self, cfg: RunConfig, say: Callable[[str], None]) -> None:
+        self.cfg, self.say = cfg, say
+        self.out = cfg.out
+        self.state = self.out / STATE_DIR
+        self.outcome = RunOutcome(cfg)
+        self._pending_folders: list[str] | None = None
+
+    # -- bookkeeping ---------------------------------------------------------------------------
+    def _record(self, stage: str) -> dict[str, Any]:
+        path = self.state / f"{stage}.json"
+        try:
+            return dict(json.loads(path.read_text()))
+        except (OSError, ValueError):
+            return {}
+
+    def stage(self, name: str, key: str, outputs: list[Path], action: Callable[[dict[str, Any]], str]) -> str:
+        """Run `action` unless the stage's recorded key matches and its outputs exist."""
+        old = self._record(name)
+        if old.get("key") == key and all(p.exists() for p in outputs):
+            self.outcome.stages.append(StageOutcome(name, "up to date", 0.0, old.get("detail", "")))
+            self.say(f"{name}: up to date")
+            return key
+        self.say(f"{name}: running")
+        t0 = time.perf_counter()
+        detail = action(old)
+        secs = time.perf_counter() - t0
+        self._save(name, {"key": key, "detail": detail, "seconds": round(secs, 2), "finished": time.time()})
+        self.outcome.stages.append(StageOutcome(name, "ran", secs, detail))
+        return key
+
+    # -- stages --------------------------------------------------------------------------------
+    def worlds(self) -> list[str]:
+        keys = []
+        traj_root = self.out / "trajectories"
+        for w in self.cfg.worlds:
+            parts: dict[str, Any] = {"world": w.describe()}
+            if w.source:
+                src = (self.cfg.path.resolve().parent / w.path).resolve()
+                if not src.exists():
+                    raise MetalogicError.single(
+                        f"world '{w.name}': import source '{w.path}' does not exist",
+                        where=str(self.cfg.path),
+                        expected="an existing file or folder",
+                        fix="fix path = ... in the [[world]] table",
+                    )
+                parts["source"] = _tree_hash(src)
+            key = _key(parts)
+            made = self._record(f"world-{w.name}").get("folders", [])
+            keys.append(
+                self.stage(
+                    f"world-{w.name}",
+                    key,
+                    [traj_root / f for f in made] or [traj_root / "missing"],
+                    functools.partial(self._make_world, w, traj_root),
+                )
+            )
+        return keys
+
+    def _make_world(self, w: World, traj_root: Path, old: dict[str, Any]) -> str:
+        for folder in old.get("folders", []):  # the world changed: drop what it made before
+            shutil.rmtree(traj_root / folder, ignore_errors=True)
+        traj_root.mkdir(parents=True, exist_ok=True)
+        if w.scenario:
+            from metalogic.extract.simulate import parse_size, simulate_episodes
+
+            width, height = parse_size(w.size)
+            paths = simulate_episodes(
+                w.scenario,
+                episodes=w.episodes,
+                steps=w.steps,
+                seed=w.seed,
+                out=traj_root,
+                width=width,
+                height=height,
+            )
+        else:
+            from metalogic.extract import importers
+
+            src = (self.cfg.path.resolve().parent / w.path).resolve()
+            if w.source == "frames":
+                paths = [importers.import_frames(src, traj_root, traj_id=w.name)]
+            elif w.source == "video":
+                paths = [importers.import_video(src, traj_root, traj_id=w.name)]
+            else:
+                paths = importers.import_eb_nav(src, traj_root, prefix=w.name)
+        folders = sorted(p.name for p in paths)
+        # remembered for the next run, so that a changed world replaces exactly its own folders
+        self._pending_folders = folders
+        return f"{len(folders)} trajectories: {', '.join(folders)}"
+
+    def _save(self, stage: str, record: dict[str, Any]) -> None:
+        if stage.startswith("world-") and self._pending_folders is not None:
+            record["folders"] = self._pending_folders
+            self._pending_folders = None
+        self.state.mkdir(parents=True, exist_ok=True)
+        tmp = self.state / f".{stage}.json.tmp"
+        tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
+        tmp.replace(self.state / f"{stage}.json")
+
+    def extract(self, world_keys: list[str]) -> str:
+        cfg = self.cfg.extract
+        key = _key({"extract": cfg, "worlds": world_keys})
+        facts = self.out / "facts"
+
+        def act(_old: dict[str, Any]) -> str:
+            from metalogic.extract.pipeline import run_extract
+
+            shutil.rmtree(facts, ignore_errors=True)
+            opts: dict[str, Any] = {}
+            if cfg.get("detector") not in (None, "default"):
+                det = str(cfg["detector"])
+                opts["detector"] = (
+                    det if det == "gt" else str((self.cfg.path.resolve().parent / det).resolve())
+                )
+            if "conf" in cfg:
+                opts["conf"] = float(cfg["conf"])
+            if "imgsz" in cfg:
+                opts["imgsz"] = int(cfg["imgsz"])
+            res = run_extract(self.out / "trajectories", facts, **opts)
+            return f"{len(res.facts)} facts files, {res.detections} detections"
+
+        return self.stage("extract", key, [facts], act)
+
+    def generate(self, extract_key: str) -> str:
+        cfg = self.cfg.generate
+        key = _key({"generate": cfg, "extract": extract_key})
+        questions = self.out / "questions"
+
+        def act(_old: dict[str, Any]) -> str:
+            from metalogic.engine.generate import generate
+
+            shutil.rmtree(questions, ignore_errors=True)  # answers to other questions are stale
+            res = generate(
+                self.out / "facts",
+                questions,
+                scs=cfg.get("sc", []),
+                max_per_trajectory=cfg.get("max_per_trajectory", 100),
+                seed=int(cfg.get("seed", 0)),
+                strategy=cfg.get("strategy", "share"),
+            )
+            return f"{len(res.queries)} queries, {res.total_cases} test cases"
+
+        return self.stage("generate", key, [questions / "queries.lp"], act)
+
+    def ask(self, gen_key: str) -> list[str]:
+        keys = []
+        for a in self.cfg.agents:
+            key = _key(
+                {
+                    "agent": {"spec": a.spec, "prompting": a.prompting, "limit": a.limit, **a.settings},
+                    "generate": gen_key,
+                }
+            )
+            slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in a.name)
+            keys.append(self.stage(f"ask-{slug}", key, [], functools.partial(self._ask, a)))
+        return keys
+
+    def _ask(self, a: AgentEntry, old: dict[str, Any]) -> str:
+        asked_before = bool(old)  # a changed agent starts over; a crashed first run resumes
+        from metalogic.agents.model import GenParams
+        from metalogic.agents.registry import AgentSettings
+        from metalogic.agents.runner import ask
+
+        s = dict(a.settings)
+        params = GenParams(
+            temperature=float(s.pop("temperature", 0.0)),
+            top_p=float(s.pop("top_p", 0.9)),
+            max_tokens=int(s.pop("max_tokens", 512)),
+        )
+        settings = AgentSettings(
+            prompting=a.prompting,
+            params=params,
+            name=s.pop("name", None),
+            view=s.pop("view", "auto"),
+            concurrency=s.pop("concurrency", None),
+            base_url=s.pop("base_url", None),
+            seed=int(s.pop("seed", 0)),
+            structured=s.pop("structured", "auto"),
+            options={k: str(v) for k, v in s.pop("options", {}).items()},
+        )
+        res = ask(
+            self.out / "questions", a.spec, settings, restart=asked_before, limit=a.limit, progress=None
+        )
+        return f"{res.answered} answered ({res.cached} from cache, {res.invalid} invalid) of {res.questions}"
+
+    def check(self, gen_key: str, ask_keys: list[str]) -> str:
+        cfg = self.cfg.check
+        key = _key({"check": cfg, "generate": gen_key, "asks": ask_keys})
+        out = self.out / "check"
+
+        def act(_old: dict[str, Any]) -> str:
+            from metalogic.engine import tables
+            from metalogic.engine.check import run_check
+
+            settings = [f"{k}={v}" for k, v in cfg.get("const", {}).items()]
+            res = run_check(
+                str(self.out / "questions"),
+                engine=cfg.get("engine", "both"),
+                rules_dirs=cfg.get("rules", []),
+                settings=settings,
+            )
+            shutil.rmtree(out, ignore_errors=True)
+            tables.write_tables(tables.all_frames(res), out, ["csv", "json"])
+            return f"{len(res.rows.testcases)} test cases, {len(res.rows.violations)} violations"
+
+        return self.stage("check", key, [out / "scores.csv"], act)
+
+    def report(self, check_key: str) -> Path | None:
+        if not self.cfg.report:
+            return None
+        path = self.out / "report" / "report.html"
+        key = _key({"report": True, "check": check_key, "engine": self.cfg.check.get("engine", "both")})
+
+        def act(_old: dict[str, Any]) -> str:
+            from metalogic.engine.report import build_report
+
+            written = build_report(
+                self.out / "questions", path, engine=self.cfg.check.get("engine", "clingo")
+            )
+            return f"{written}"
+
+        self.stage("report", key, [path], act)
+        return path
+
+
+def run_pipeline(cfg: RunConfig, say: Callable[[str], None] = lambda _m: None) -> RunOutcome:
+    r = Runner(cfg, say)
+    world_keys = r.worlds()
+    extract_key = r.extract(world_keys)
+    gen_key = r.generate(extract_key)
+    ask_keys = r.ask(gen_key)
+    check_key = r.check(gen_key, ask_keys)
+    r.outcome.report = r.report(check_key)
+    return r.outcome
+
+
+def demo_config_text() -> str:
+    return (resources.files("metalogic.engine") / "demo.toml").read_text(encoding="utf-8")
