@@ -67,6 +67,7 @@ class Runner:
         self.state = self.out / STATE_DIR
         self.outcome = RunOutcome(cfg)
         self._pending_folders: list[str] | None = None
+        self._answer_files: set[str] = set()
 
     # -- bookkeeping ---------------------------------------------------------------------------
     def _record(self, stage: str) -> dict[str, Any]:
@@ -155,6 +156,9 @@ class Runner:
         if stage.startswith("world-") and self._pending_folders is not None:
             record["folders"] = self._pending_folders
             self._pending_folders = None
+        if stage.startswith("ask-"):
+            record["files"] = sorted(self._answer_files)
+            self._answer_files.clear()
         self.state.mkdir(parents=True, exist_ok=True)
         tmp = self.state / f".{stage}.json.tmp"
         tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
@@ -214,9 +218,12 @@ class Runner:
                     "generate": gen_key,
                 }
             )
-            slug = "".join(c if c.isalnum() or c in "-_." else "_" for c in a.name)
-            keys.append(self.stage(f"ask-{slug}", key, [], functools.partial(self._ask, a)))
+            keys.append(self.stage(f"ask-{self._slug(a)}", key, [], functools.partial(self._ask, a)))
         return keys
+
+    @staticmethod
+    def _slug(a: AgentEntry) -> str:
+        return "".join(c if c.isalnum() or c in "-_." else "_" for c in a.name)
 
     def _ask(self, a: AgentEntry, old: dict[str, Any]) -> str:
         asked_before = bool(old)  # a changed agent starts over; a crashed first run resumes
@@ -244,7 +251,25 @@ class Runner:
         res = ask(
             self.out / "questions", a.spec, settings, restart=asked_before, limit=a.limit, progress=None
         )
+        self._answer_files.update({res.facts.name, res.manifest.name})
         return f"{res.answered} answered ({res.cached} from cache, {res.invalid} invalid) of {res.questions}"
+
+    def retire_answers(self) -> None:
+        """Answers of agents no longer in the configuration leave the run (kept in retired-answers/,
+        outside the folder the check reads), so the check and report show the configured agents."""
+        answers = self.out / "questions" / "answers"
+        if not answers.is_dir():
+            return
+        keep = set(self._answer_files)
+        for a in self.cfg.agents:
+            keep.update(self._record(f"ask-{self._slug(a)}").get("files", []))
+        stems = {Path(k).stem for k in keep}
+        for f in sorted(answers.iterdir()):
+            if f.is_file() and f.suffix in (".lp", ".json", ".jsonl") and f.stem not in stems:
+                retired = self.out / "retired-answers"
+                retired.mkdir(exist_ok=True)
+                f.replace(retired / f.name)
+                self.say(f"retired {f.name}: its agent is no longer in the configuration")
 
     def check(self, gen_key: str, ask_keys: list[str]) -> str:
         cfg = self.cfg.check
@@ -292,6 +317,7 @@ def run_pipeline(cfg: RunConfig, say: Callable[[str], None] = lambda _m: None) -
     extract_key = r.extract(world_keys)
     gen_key = r.generate(extract_key)
     ask_keys = r.ask(gen_key)
+    r.retire_answers()
     check_key = r.check(gen_key, ask_keys)
     r.outcome.report = r.report(check_key)
     return r.outcome
