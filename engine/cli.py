@@ -28,6 +28,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "import": "metalogic.extract.cli:import_group",
     "extract": "metalogic.extract.cli:extract",
     "detector": "metalogic.extract.cli:detector",
+    "report": "metalogic.engine.report:report_command",
+    "compare": "metalogic.engine.compare:compare_command",
 }
 
 

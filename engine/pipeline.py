@@ -300,12 +300,17 @@ class Runner:
         key = _key({"report": True, "check": check_key, "engine": self.cfg.check.get("engine", "both")})
 
         def act(_old: dict[str, Any]) -> str:
-            from metalogic.engine.report import build_report
+            from metalogic.engine.report import build_report, write_report
 
-            written = build_report(
-                self.out / "questions", path, engine=self.cfg.check.get("engine", "clingo")
+            check = self.cfg.check
+            rep = build_report(
+                str(self.out / "questions"),
+                engine=check.get("engine", "both"),
+                rules_dirs=check.get("rules", []),
+                settings=[f"{k}={v}" for k, v in check.get("const", {}).items()],
             )
-            return f"{written}"
+            written = write_report(rep, path)
+            return f"{len(written)} files"
 
         self.stage("report", key, [path], act)
         return path

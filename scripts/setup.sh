@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v swipl >/dev/null 2>&1 || need_apt+=(swi-prolog-nox)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)  # the report's browser test
 if [ "${#need_apt[@]}" -gt 0 ]; then
   echo "setup: installing ${need_apt[*]} from the OS packages"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

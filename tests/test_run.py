@@ -35,7 +35,7 @@ spec = "{noisy}"
 engine = "clingo"
 
 [report]
-enabled = false
+enabled = true
 """
 
 
@@ -47,7 +47,8 @@ def write(tmp: Path, noisy: str = "noisy:0.2") -> Path:
 
 def test_rerun_does_no_work_and_a_changed_agent_is_asked_alone(tmp_path: Path) -> None:
     first = run_pipeline(load_config(write(tmp_path)))
-    assert first.ran == ["world-household", "extract", "generate", "ask-oracle", "ask-noisy_0.2", "check"]
+    assert first.ran == ["world-household", "extract", "generate", "ask-oracle", "ask-noisy_0.2", "check", "report"]
+    assert first.report is not None and first.report.read_text().lower().startswith("<!doctype html>")
     scores = (tmp_path / "run" / "check" / "scores.csv").read_text()
     assert "oracle" in scores and "noisy:0.2" in scores
 
@@ -56,7 +57,7 @@ def test_rerun_does_no_work_and_a_changed_agent_is_asked_alone(tmp_path: Path) -
     assert (tmp_path / "run" / "check" / "scores.csv").read_text() == scores
 
     changed = run_pipeline(load_config(write(tmp_path, "noisy:0.5")))
-    assert changed.ran == ["ask-noisy_0.5", "check"]
+    assert changed.ran == ["ask-noisy_0.5", "check", "report"]
     scores = (tmp_path / "run" / "check" / "scores.csv").read_text()
     assert "noisy:0.5" in scores and "noisy:0.2" not in scores  # the old agent left the run
     assert len(list((tmp_path / "run" / "questions" / "answers").glob("*.lp"))) == 2

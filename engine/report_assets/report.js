@@ -1,0 +1,300 @@
+// The metalogic report page: reads the JSON embedded in the page and builds every view with DOM
+// calls. Text from the facts (agent names, replies) only ever goes into textContent or attribute
+// values, never into innerHTML, so it cannot inject markup. No network access of any kind.
+"use strict";
+const D = JSON.parse(document.getElementById("report-data").textContent);
+const SVGNS = "http://www.w3.org/2000/svg";
+const META = D.meta, SCS = META.sc_order, AGENTS = META.agents;
+const MR_BY_ID = Object.fromEntries(META.mrs.map(m => [m.id, m]));
+
+function put(e, attrs, kids) {
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "text") e.textContent = String(v);
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const kid of kids.flat()) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    e.appendChild(typeof kid === "object" ? kid : document.createTextNode(String(kid)));
+  }
+  return e;
+}
+const h = (tag, attrs, ...kids) => put(document.createElement(tag), attrs, kids);
+const s = (tag, attrs, ...kids) => put(document.createElementNS(SVGNS, tag), attrs, kids);
+const tip = text => s("title", {text});
+const pct = x => (x === null || x === undefined) ? "\u2013" : (100 * x).toFixed(1) + "%";
+const num = (x, d = 2) => (x === null || x === undefined) ? "\u2013" : x.toFixed(d);
+const capName = sc => META.capabilities[sc] || sc;
+
+function mix(stops, v) {
+  let i = 0;
+  while (i < stops.length - 2 && v > stops[i + 1][0]) i++;
+  const [a, ca] = stops[i], [b, cb] = stops[i + 1];
+  const t = Math.max(0, Math.min(1, (v - a) / (b - a)));
+  return "rgb(" + ca.map((x, j) => Math.round(x + (cb[j] - x) * t)).join(",") + ")";
+}
+const scoreColor = v => (v === null || v === undefined) ? "#e4e7eb"
+  : mix([[0, [215, 48, 39]], [0.5, [254, 224, 139]], [1, [26, 152, 80]]], v);
+const shareColor = v => mix([[0, [247, 251, 255]], [1, [33, 102, 172]]], v);
+function ink(rgb) {
+  const m = rgb.match(/\d+/g);
+  if (!m) return "#1f2933";
+  const [r, g, b] = m.map(Number);
+  return (0.299 * r + 0.587 * g + 0.114 * b) > 150 ? "#1f2933" : "#ffffff";
+}
+
+// A grid of coloured cells; cell(r, c) gives {fill, text, tip} or null for an empty cell.
+function grid(rows, cols, rowLabel, colLabel, cell, id) {
+  const cw = 100, ch = 34, top = 56;
+  const left = 16 + 7.2 * Math.max(6, ...rows.map(r => rowLabel(r).length));
+  const svg = s("svg", {id, width: left + cw * cols.length + 4, height: top + ch * rows.length + 4,
+                        role: "img", class: "grid"});
+  cols.forEach((c, j) => {
+    const x = left + j * cw + cw / 2;
+    svg.appendChild(s("text", {x, y: 18, "text-anchor": "middle", "font-weight": 600, "font-size": 13, text: colLabel(c)}));
+    const words = capName(c) === c ? [] : capName(c).split(" "), half = Math.ceil(words.length / 2);
+    [words.slice(0, half).join(" "), words.slice(half).join(" ")].forEach((line, k) =>
+      svg.appendChild(s("text", {x, y: 32 + 11 * k, "text-anchor": "middle", "font-size": 10, fill: "#616e7c", text: line})));
+  });
+  rows.forEach((r, i) => {
+    const y = top + i * ch;
+    svg.appendChild(s("text", {x: left - 8, y: y + ch / 2 + 4, "text-anchor": "end", "font-size": 13, text: rowLabel(r)}));
+    cols.forEach((c, j) => {
+      const v = cell(r, c), x = left + j * cw;
+      const fill = v ? v.fill : "#f0f2f5";
+      const g = s("g", {class: v ? "cell" : "cell empty"},
+        s("rect", {x: x + 1, y: y + 1, width: cw - 2, height: ch - 2, rx: 3, fill}),
+        s("text", {x: x + cw / 2, y: y + ch / 2 + 4, "text-anchor": "middle", "font-size": 12,
+                   fill: v ? ink(fill) : "#9aa5b1", text: v ? v.text : "\u00b7"}),
+        tip(v ? v.tip : "no test cases"));
+      svg.appendChild(g);
+    });
+  });
+  return svg;
+}
+
+function scoreHeatmap() {
+  const by = Object.fromEntries(D.scores.map(r => [r.agent + "\u0000" + r.sc, r]));
+  return grid(AGENTS, SCS, a => a, sc => sc.toUpperCase(), (a, sc) => {
+    const r = by[a + "\u0000" + sc];
+    if (!r || !r.cases) return null;
+    return {fill: scoreColor(r.score), text: r.score.toFixed(2),
+            tip: `${a}, ${sc} (${capName(sc)}): score ${r.score.toFixed(3)}, 95% interval ` +
+                 `[${r.ci_low.toFixed(3)}, ${r.ci_high.toFixed(3)}], ${r.violations} of ${r.cases} ` +
+                 `test cases violated, ${r.invalid} with an invalid answer`};
+  }, "heatmap-svg");
+}
+
+function radar(agent) {
+  const size = 270, R = 88, cx = size / 2, cy = size / 2 + 8, n = SCS.length;
+  const by = Object.fromEntries(D.scores.filter(r => r.agent === agent).map(r => [r.sc, r]));
+  const ang = i => -Math.PI / 2 + 2 * Math.PI * i / Math.max(n, 1);
+  const pt = (i, v) => [cx + R * v * Math.cos(ang(i)), cy + R * v * Math.sin(ang(i))];
+  const svg = s("svg", {width: size, height: size + 10, class: "radar", "data-agent": agent, role: "img"},
+    s("text", {x: cx, y: 16, "text-anchor": "middle", "font-weight": 600, "font-size": 13, text: agent}));
+  for (const lvl of [0.25, 0.5, 0.75, 1]) {
+    svg.appendChild(s("polygon", {points: SCS.map((_, i) => pt(i, lvl).join(",")).join(" "),
+                                  fill: "none", stroke: "#d9e2ec"}));
+  }
+  SCS.forEach((sc, i) => {
+    const [x, y] = pt(i, 1), [lx, ly] = pt(i, 1.2);
+    svg.appendChild(s("line", {x1: cx, y1: cy, x2: x, y2: y, stroke: "#d9e2ec"}));
+    svg.appendChild(s("text", {x: lx, y: ly + 4, "text-anchor": "middle", "font-size": 11, text: sc.toUpperCase()}));
+  });
+  const pts = [];
+  SCS.forEach((sc, i) => { const r = by[sc]; if (r && r.cases) pts.push([i, r]); });
+  svg.appendChild(s("polygon", {class: "score-area", points: pts.map(([i, r]) => pt(i, r.score).join(",")).join(" "),
+                                fill: "rgba(37,99,235,0.22)", stroke: "#2563eb", "stroke-width": 2}));
+  for (const [i, r] of pts) {
+    const [x, y] = pt(i, r.score);
+    svg.appendChild(s("circle", {cx: x, cy: y, r: 3.5, fill: "#2563eb"},
+      tip(`${r.sc} (${capName(r.sc)}): ${r.score.toFixed(3)} over ${r.cases} test cases`)));
+  }
+  return h("div", {class: "radar-box"}, svg);
+}
+
+function mrShare(agent) {
+  const counts = {};
+  for (const r of D.mr_errors) {
+    if (agent && r.agent !== agent) continue;
+    counts[r.sc] = counts[r.sc] || {};
+    counts[r.sc][r.mr] = (counts[r.sc][r.mr] || 0) + r.violations;
+  }
+  const cols = SCS.filter(sc => META.mrs.some(m => m.serves.includes(sc)) || counts[sc]);
+  const rows = META.mrs.map(m => m.id).concat(["invalid"]);
+  const total = sc => Object.values(counts[sc] || {}).reduce((a, b) => a + b, 0);
+  return grid(rows, cols, m => m === "invalid" ? "invalid answer" : `${m} ${(MR_BY_ID[m] || {}).name || ""}`.trim(),
+    sc => sc.toUpperCase(), (m, sc) => {
+      const n = (counts[sc] || {})[m] || 0, t = total(sc);
+      const serves = m === "invalid" || (MR_BY_ID[m] && MR_BY_ID[m].serves.includes(sc));
+      if (!serves && !n) return null;
+      const v = t ? n / t : 0;
+      return {fill: shareColor(v), text: n ? `${Math.round(100 * v)}% (${n})` : "0",
+              tip: `${n} of ${t} violations in ${sc} found by ${m === "invalid" ? "an invalid answer" : m}`};
+    }, "mr-share-svg");
+}
+
+function table(id, header, rows, numeric) {
+  return h("table", {id},
+    h("thead", {}, h("tr", {}, header.map((c, j) => h("th", {class: numeric.includes(j) ? "num" : null, text: c})))),
+    h("tbody", {}, rows.map(r => h("tr", {class: r.cls || null},
+      r.cells.map((c, j) => h("td", {class: numeric.includes(j) ? "num" : null}, c))))));
+}
+
+function errorRates() {
+  const worst = Math.max(0.0001, ...D.error_rates.map(r => r.error_rate || 0));
+  return table("error-rates-table",
+    ["agent", "test cases", "violations", "error rate", "", "trajectories", "errors / trajectory", "objects", "errors / object"],
+    D.error_rates.map(r => ({cells: [r.agent, r.cases, r.violations, pct(r.error_rate),
+      h("span", {class: "bar", style: `width:${Math.round(80 * (r.error_rate || 0) / worst)}px`}),
+      r.trajectories, num(r.errors_per_trajectory), r.objects, num(r.errors_per_object)]})),
+    [1, 2, 3, 5, 6, 7, 8]);
+}
+
+function accuracy() {
+  if (!D.accuracy.length) return h("p", {class: "hint", text: "No ground truth in this run: accuracy needs gt_* facts."});
+  const rows = D.accuracy.map(r => ({cls: r.sc === "all" ? "total" : null,
+    cells: [r.agent, r.sc === "all" ? "all" : `${r.sc} ${capName(r.sc)}`, r.with_truth, pct(r.accuracy),
+            pct(r.consistency), r.wrong, r.flagged, r.consistent_but_wrong, pct(r.consistent_but_wrong_share),
+            r.untested_wrong]}));
+  const tbl = table("accuracy-table", ["agent", "capability", "answers with truth", "accuracy", "consistency",
+    "wrong", "flagged by an MR", "consistent but wrong", "share", "of which untested"], rows, [2, 3, 4, 5, 6, 7, 8, 9]);
+  return h("div", {}, scatter(), tbl);
+}
+
+function scatter() {
+  // R leaves room on the right for the names of agents at consistency 1
+  const W = 440, H = 260, L = 46, B = 36, P = 12, R = 130;
+  const x = v => L + (W - L - R) * v, y = v => H - B - (H - B - P) * v;
+  const svg = s("svg", {id: "accuracy-svg", width: W, height: H, role: "img"},
+    s("rect", {x: L, y: P, width: W - L - R, height: H - B - P, fill: "#fafbfc", stroke: "#d9e2ec"}),
+    s("line", {x1: x(0), y1: y(0), x2: x(1), y2: y(1), stroke: "#d9e2ec", "stroke-dasharray": "4 3"}),
+    s("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12, text: "consistency (MR score)"}),
+    s("text", {x: 12, y: (H - B) / 2, "font-size": 12, "text-anchor": "middle",
+               transform: `rotate(-90 12 ${(H - B) / 2})`, text: "accuracy (ground truth)"}));
+  for (const v of [0, 0.5, 1]) {
+    svg.appendChild(s("text", {x: x(v), y: H - B + 14, "text-anchor": "middle", "font-size": 10, text: v}));
+    svg.appendChild(s("text", {x: L - 6, y: y(v) + 3, "text-anchor": "end", "font-size": 10, text: v}));
+  }
+  for (const r of D.accuracy.filter(r => r.sc === "all" && r.accuracy !== null && r.consistency !== null)) {
+    svg.appendChild(s("circle", {cx: x(r.consistency), cy: y(r.accuracy), r: 5, fill: "#2563eb", class: "agent-point"},
+      tip(`${r.agent}: consistency ${pct(r.consistency)}, accuracy ${pct(r.accuracy)}`)));
+    svg.appendChild(s("text", {x: x(r.consistency) + 7, y: y(r.accuracy) - 6, "font-size": 11, text: r.agent}));
+  }
+  return svg;
+}
+
+function frameFigure(f) {
+  const img = D.images[f.key];
+  if (!img) return null;
+  const sw = Math.max(2, img.w / 160), svg = s("svg", {viewBox: `0 0 ${img.w} ${img.h}`, class: "frame"});
+  if (img.src) svg.appendChild(s("image", {href: img.src, x: 0, y: 0, width: img.w, height: img.h, preserveAspectRatio: "none"}));
+  else svg.appendChild(s("text", {x: img.w / 2, y: img.h / 2, "text-anchor": "middle", "font-size": img.h / 14,
+                                  fill: "#616e7c", text: "frame not available"}));
+  const boxes = img.boxes.slice().sort((a, b) => f.objects.includes(a.o) - f.objects.includes(b.o));
+  for (const b of boxes) {
+    const [x1, y1, x2, y2] = b.box, asked = f.objects.includes(b.o);
+    const name = String(b.o).startsWith(b.cls) ? String(b.o) : `${b.cls} ${b.o}`;
+    svg.appendChild(s("g", {class: asked ? "box asked" : "box"},
+      s("rect", {x: x1, y: y1, width: x2 - x1, height: y2 - y1, fill: "none",
+                 stroke: asked ? "#f59e0b" : "#38bdf8", "stroke-width": asked ? 1.6 * sw : sw,
+                 "stroke-dasharray": asked ? null : `${3 * sw} ${2 * sw}`}),
+      s("text", {x: x1, y: Math.max(img.h / 16, y1 - sw), "font-size": img.h / 16, "font-weight": 600,
+                 fill: asked ? "#f59e0b" : "#38bdf8", stroke: "#000", "stroke-width": sw, "paint-order": "stroke",
+                 text: name}),
+      tip(`${name}: box ${b.box.join(", ")}`)));
+  }
+  return h("figure", {}, svg, h("figcaption", {text: `${f.traj}, state ${f.state}` + (img.note ? ` \u2013 ${img.note}` : "")}));
+}
+
+function violationCard(v) {
+  const qrows = v.questions.map(q => {
+    const known = q.truth !== null && q.truth !== undefined;
+    return h("tr", {},
+      h("td", {}, h("code", {text: q.q})), h("td", {}, h("code", {text: q.content})), h("td", {text: q.form}),
+      h("td", {class: known ? (q.answer === q.truth ? "right" : "wrong") : null}, h("code", {text: q.answer})),
+      h("td", {}, known ? h("code", {text: q.truth}) : "\u2013"), h("td", {text: q.raw || ""}));
+  });
+  const frames = v.frames.map(frameFigure).filter(Boolean);
+  return h("article", {class: "violation", "data-agent": v.agent, "data-mr": v.mr, "data-sc": v.sc},
+    h("header", {}, h("b", {text: v.agent}), h("code", {text: v.case}),
+      h("span", {class: "tag", text: `${v.sc.toUpperCase()} ${capName(v.sc)}`}),
+      h("span", {class: "tag", text: `${v.mr} ${v.mr_name}`}), h("span", {class: "tag reason", text: v.reason})),
+    v.law ? h("div", {class: "law"}, "law: ", h("code", {text: v.law})) : null,
+    frames.length ? h("div", {class: "frames"}, frames)
+      : h("p", {class: "hint", text: v.thumbs_capped && Object.keys(D.images).length
+                                                      ? "frames are shown for the first violations of each agent only"
+                                                      : "no frame or tracked box for these questions"}),
+    h("table", {class: "questions"},
+      h("thead", {}, h("tr", {}, ["query", "question", "form", "answer", "truth", "reply"].map(c => h("th", {text: c})))),
+      h("tbody", {}, qrows)),
+    h("details", {}, h("summary", {text: `the ${v.facts.length} facts behind it`}), h("pre", {text: v.facts.join("\n")})));
+}
+
+function browser() {
+  const PAGE = 20, state = {page: 0};
+  const pickers = {};
+  const opts = (name, values) => (pickers[name] = h("select", {id: `vb-${name}`, onchange: () => { state.page = 0; draw(); }},
+    h("option", {value: "", text: `all ${name}s`}), values.map(x => h("option", {value: x, text: x}))));
+  const uniq = key => [...new Set(D.violations.map(v => v[key]))].sort();
+  const search = h("input", {id: "vb-search", type: "search", placeholder: "search queries, answers, case",
+                             oninput: () => { state.page = 0; draw(); }});
+  const list = h("div", {id: "vb-list"}), count = h("span", {id: "vb-count"});
+  const prev = h("button", {id: "vb-prev", text: "\u2190 previous", onclick: () => { state.page--; draw(); }});
+  const next = h("button", {id: "vb-next", text: "next \u2192", onclick: () => { state.page++; draw(); }});
+  const filters = h("div", {class: "filters"}, opts("agent", AGENTS), opts("sc", uniq("sc")),
+    opts("mr", uniq("mr")), opts("reason", uniq("reason")), search);
+  function matches(v) {
+    for (const k of ["agent", "sc", "mr", "reason"]) {
+      const want = pickers[k].value;
+      if (want && v[k] !== want) return false;
+    }
+    const text = search.value.trim().toLowerCase();
+    if (!text) return true;
+    return [v.case, ...v.questions.flatMap(q => [q.q, q.content, q.answer, q.raw || ""])]
+      .some(x => String(x).toLowerCase().includes(text));
+  }
+  function draw() {
+    const hits = D.violations.filter(matches), pages = Math.max(1, Math.ceil(hits.length / PAGE));
+    state.page = Math.max(0, Math.min(state.page, pages - 1));
+    const shown = hits.slice(state.page * PAGE, (state.page + 1) * PAGE);
+    list.replaceChildren(...shown.map(violationCard));
+    count.textContent = hits.length ? `showing ${state.page * PAGE + 1}\u2013${state.page * PAGE + shown.length} of ` +
+      `${hits.length} violations (page ${state.page + 1} of ${pages})` : "no violation matches";
+    prev.disabled = state.page === 0;
+    next.disabled = state.page >= pages - 1;
+  }
+  const box = h("div", {}, filters, h("div", {class: "pager"}, prev, next, count), list);
+  draw();
+  return box;
+}
+
+function rulesSection() {
+  return h("div", {},
+    table("rules-table", ["MR", "name", "capabilities", "law"],
+      META.mrs.map(m => ({cells: [m.id, m.name, m.serves.join(", "), h("code", {text: m.law})]})), []),
+    table("params-table", ["parameter", "value"],
+      Object.entries(META.params).map(([k, v]) => ({cells: [k, String(v)]})), [1]));
+}
+
+function main() {
+  document.getElementById("meta").textContent =
+    `${META.run} \u00b7 engine ${META.engine} \u00b7 ${AGENTS.length} agents \u00b7 ${META.testcases} test cases \u00b7 ` +
+    `${META.violations} violations \u00b7 ${META.facts} facts in ${META.files} files \u00b7 metalogic ${META.version} \u00b7 ${META.generated}`;
+  document.getElementById("notes").replaceChildren(...META.notes.map(n => h("li", {text: n})));
+  document.getElementById("heatmap").appendChild(
+    AGENTS.length && SCS.length ? scoreHeatmap() : h("p", {class: "hint", text: "No test cases in this run."}));
+  document.getElementById("radars").replaceChildren(...AGENTS.map(radar));
+  const pick = document.getElementById("mr-agent");
+  pick.replaceChildren(h("option", {value: "", text: "all agents"}), ...AGENTS.map(a => h("option", {value: a, text: a})));
+  const drawShare = () => document.getElementById("mr-share").replaceChildren(mrShare(pick.value));
+  pick.addEventListener("change", drawShare);
+  drawShare();
+  document.getElementById("error-rates").appendChild(errorRates());
+  document.getElementById("accuracy").appendChild(accuracy());
+  document.getElementById("browser").appendChild(browser());
+  document.getElementById("rules").appendChild(rulesSection());
+  document.body.dataset.rendered = "yes";
+}
+main();

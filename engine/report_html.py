@@ -1,0 +1,309 @@
+"""The report's renderings: a self-contained HTML page, PNG plots and the terminal summary.
+
+The page (engine/report_assets/: page.html, report.css, report.js) embeds the report data as JSON
+and draws every chart as inline SVG with a small script; frames are JPEG data URLs. Nothing is
+fetched when the page is viewed, so it works offline and can be mailed as one file. The PNGs
+(matplotlib) show the same views for papers and slides.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import math
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import TYPE_CHECKING, Any
+
+from metalogic.engine.errors import MetalogicError
+
+if TYPE_CHECKING:
+    from metalogic.engine.report import Report
+
+INVALID_BUCKET = "invalid"  # violations caused by an unusable answer, kept apart from the MRs
+ASSETS = "report_assets"  # page.html (the skeleton), report.css, report.js: package data
+
+
+def asset(name: str) -> str:
+    """One of the page's source files, shipped with the package."""
+    try:
+        return (resources.files("metalogic.engine") / ASSETS / name).read_text(encoding="utf-8")
+    except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
+        raise MetalogicError.single(
+            f"the report template {ASSETS}/{name} is missing from this installation of metalogic",
+            expected="engine/report_assets/ installed as package data",
+            fix="reinstall metalogic (pip install .)",
+        ) from None
+
+
+def embed_json(data: Any) -> str:
+    """JSON that cannot end the script element it sits in (no '<', '>' or '&' left raw)."""
+    raw = json.dumps(data, ensure_ascii=False, allow_nan=False, default=_jsonable)
+    return raw.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, float) and math.isnan(x):
+        return None
+    raise TypeError(f"not JSON: {type(x).__name__}")
+
+
+def _clean(x: Any) -> Any:
+    """NaN (no cases) becomes null, so JSON stays valid."""
+    if isinstance(x, float):
+        return None if math.isnan(x) else x
+    if isinstance(x, dict):
+        return {k: _clean(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_clean(v) for v in x]
+    return x
+
+
+def render_html(data: dict[str, Any]) -> str:
+    return Template(asset("page.html")).substitute(
+        title=html.escape(data["meta"]["title"]),
+        css=asset("report.css"),
+        data=embed_json(_clean(data)),
+        script=asset("report.js"),
+    )
+
+
+def thumbnail(path: Path, width: int) -> tuple[str, tuple[int, int]]:
+    """A frame as a JPEG data URL at most `width` pixels wide, and its own size."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(path) as src:
+            natural = src.size
+            rgb = src.convert("RGB")
+        if rgb.width > width:
+            height = max(1, round(rgb.height * width / rgb.width))
+            rgb = rgb.resize((width, height), Image.Resampling.LANCZOS)
+        buf = io.BytesIO()
+        rgb.save(buf, "JPEG", quality=80)
+    except UnidentifiedImageError as exc:
+        raise OSError(str(exc)) from None
+    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii"), natural
+
+
+# --- The terminal summary ---
+
+
+def _table(header: Sequence[str], body: Sequence[Sequence[str]], right: set[int]) -> str:
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
+
+    def fmt(cells: Sequence[str]) -> str:
+        pairs = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in pairs)
+
+    return "\n".join([fmt(header), fmt(["-" * w for w in widths]), *(fmt(b).rstrip() for b in body)])
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _num(x: float | None, digits: int = 2) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def render_terminal(rep: Report) -> str:
+    """The summary for people who stay in the shell."""
+    from metalogic.engine.tables import render_scores, scores_frame
+
+    d, meta = rep.data, rep.data["meta"]
+    parts = [
+        f"{meta['run']} (engine {meta['engine']}): {len(meta['agents'])} agents, "
+        f"{meta['testcases']} test cases, {meta['violations']} violations",
+        "",
+        render_scores(scores_frame(rep.res)),
+        "",
+        "Error rates",
+        _table(
+            ("agent", "cases", "viol.", "error rate", "errors/trajectory", "errors/object"),
+            [
+                (
+                    r["agent"],
+                    str(r["cases"]),
+                    str(r["violations"]),
+                    _pct(r["error_rate"]),
+                    _num(r["errors_per_trajectory"]),
+                    _num(r["errors_per_object"]),
+                )
+                for r in d["error_rates"]
+            ],
+            {1, 2, 3, 4, 5},
+        ),
+    ]
+    share = _share_table(d)
+    if share:
+        parts += ["", "Share of each capability's violations found by each MR (all agents)", share]
+    if d["accuracy"]:
+        parts += [
+            "",
+            f"Accuracy beside consistency (ground truth for {meta['truth_queries']} of "
+            f"{meta['queries']} questions)",
+            _table(
+                ("agent", "answers", "accuracy", "consistency", "wrong", "flagged", "consistent but wrong"),
+                [
+                    (
+                        r["agent"],
+                        str(r["with_truth"]),
+                        _pct(r["accuracy"]),
+                        _pct(r["consistency"]),
+                        str(r["wrong"]),
+                        str(r["flagged"]),
+                        f"{r['consistent_but_wrong']} ({_pct(r['consistent_but_wrong_share'])})",
+                    )
+                    for r in d["accuracy"]
+                    if r["sc"] == "all"
+                ],
+                {1, 2, 3, 4, 5, 6},
+            ),
+        ]
+    if meta["notes"]:
+        parts += ["", *(f"note: {n}" for n in meta["notes"])]
+    return "\n".join(parts)
+
+
+def _share_table(d: dict[str, Any]) -> str:
+    per: dict[str, Counter[str]] = defaultdict(Counter)
+    for r in d["mr_errors"]:
+        per[r["sc"]][r["mr"]] += r["violations"]
+    if not per:
+        return ""
+    cols = [m["id"] for m in d["meta"]["mrs"]] + [INVALID_BUCKET]
+    cols = [c for c in cols if any(c in per[sc] for sc in per)]
+    body = []
+    for sc in [s for s in d["meta"]["sc_order"] if s in per]:
+        total = sum(per[sc].values())
+        body.append([sc, str(total), *(_pct(per[sc][c] / total) if per[sc][c] else "-" for c in cols)])
+    return _table(["SC", "viol.", *cols], body, set(range(1, len(cols) + 2)))
+
+
+# --- PNG plots (matplotlib, Agg backend) ---
+
+
+def render_plots(data: dict[str, Any]) -> dict[str, bytes]:
+    """name -> PNG bytes: scores heatmap, radar charts, MR share and (with truth) accuracy."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out = {}
+    agents, scs = data["meta"]["agents"], data["meta"]["sc_order"]
+    if agents and scs:
+        out["scores_heatmap"] = _scores_heatmap(data, agents, scs)
+        out["radar"] = _radars(data, agents, scs)
+        out["mr_share"] = _mr_share(data, scs)
+    if any(r["sc"] == "all" and r["accuracy"] is not None for r in data["accuracy"]):
+        out["accuracy"] = _accuracy(data)
+    return out
+
+
+def _png(fig: Any) -> bytes:
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _scores_heatmap(data: dict[str, Any], agents: list[str], scs: list[str]) -> bytes:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    by = {(r["agent"], r["sc"]): r for r in data["scores"] if r["cases"]}
+    grid = np.full((len(agents), len(scs)), np.nan)
+    for i, a in enumerate(agents):
+        for j, sc in enumerate(scs):
+            if (a, sc) in by:
+                grid[i, j] = by[(a, sc)]["score"]
+    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(scs), 0.8 + 0.45 * len(agents)))
+    im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+    for (i, j), v in np.ndenumerate(grid):
+        ax.text(j, i, "-" if math.isnan(v) else f"{v:.2f}", ha="center", va="center", fontsize=9)
+    ax.set_xticks(range(len(scs)), [sc.upper() for sc in scs])
+    ax.set_yticks(range(len(agents)), agents)
+    ax.set_title("Spatial cognition score")
+    fig.colorbar(im, ax=ax, fraction=0.04)
+    return _png(fig)
+
+
+def _radars(data: dict[str, Any], agents: list[str], scs: list[str]) -> bytes:
+    import matplotlib.pyplot as plt
+
+    cols = min(4, len(agents))
+    rows = math.ceil(len(agents) / cols)
+    fig = plt.figure(figsize=(3.2 * cols, 3.2 * rows))
+    angles = [2 * math.pi * k / len(scs) for k in range(len(scs))]
+    for n, agent in enumerate(agents):
+        ax: Any = fig.add_subplot(rows, cols, n + 1, projection="polar")  # a PolarAxes
+        ax.set_theta_offset(math.pi / 2)  # the first capability at the top, then clockwise
+        ax.set_theta_direction(-1)
+        by = {r["sc"]: r for r in data["scores"] if r["agent"] == agent and r["cases"]}
+        pts = [(angles[k], by[sc]["score"]) for k, sc in enumerate(scs) if sc in by]
+        if pts:
+            xs, ys = zip(*(pts + pts[:1]), strict=True)
+            ax.plot(xs, ys, color="#2563eb")
+            ax.fill(xs, ys, color="#2563eb", alpha=0.2)
+        ax.set_xticks(angles, [sc.upper() for sc in scs], fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["", "0.5", "", "1"], fontsize=7)
+        ax.set_title(agent, fontsize=10)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def _mr_share(data: dict[str, Any], scs: list[str]) -> bytes:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    mrs = [m["id"] for m in data["meta"]["mrs"]] + ["invalid"]
+    counts = np.zeros((len(mrs), len(scs)))
+    for r in data["mr_errors"]:
+        if r["mr"] in mrs and r["sc"] in scs:
+            counts[mrs.index(r["mr"]), scs.index(r["sc"])] += r["violations"]
+    totals = counts.sum(axis=0)
+    share = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
+    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(scs), 0.8 + 0.45 * len(mrs)))
+    ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    for (i, j), v in np.ndenumerate(share):
+        if counts[i, j]:
+            ax.text(
+                j,
+                i,
+                f"{100 * v:.0f}%",
+                ha="center",
+                va="center",
+                fontsize=9,
+                color="white" if v > 0.6 else "black",
+            )
+    ax.set_xticks(range(len(scs)), [sc.upper() for sc in scs])
+    ax.set_yticks(range(len(mrs)), [m.upper() if m != "invalid" else "invalid answer" for m in mrs])
+    ax.set_title("Share of each capability's violations found by each MR")
+    return _png(fig)
+
+
+def _accuracy(data: dict[str, Any]) -> bytes:
+    import matplotlib.pyplot as plt
+
+    rows = [r for r in data["accuracy"] if r["sc"] == "all" and r["accuracy"] is not None]
+    fig, ax = plt.subplots(figsize=(4.6, 4.2))
+    ax.plot([0, 1], [0, 1], ls="--", color="#bbb", lw=1)
+    for r in rows:
+        if r["consistency"] is None:
+            continue
+        ax.scatter(r["consistency"], r["accuracy"], color="#2563eb")
+        ax.annotate(r["agent"], (r["consistency"], r["accuracy"]), textcoords="offset points", xytext=(5, 5))
+    ax.set_xlim(-0.02, 1.05)
+    ax.set_ylim(-0.02, 1.05)
+    ax.set_xlabel("consistency (MR score)")
+    ax.set_ylabel("accuracy (ground truth)")
+    ax.set_title("Accuracy beside consistency")
+    return _png(fig)
