@@ -57,7 +57,7 @@ FAMILIES = {
         "worlds_objects.lp",
         ("sc2a", "sc2b", "sc3a"),
         2,
-        "two objects within {b} cells of 60 mm of a third, two viewpoints",
+        "two objects within {b} cells of 60 mm of a third (level or upright plane), two viewpoints",
     ),
     "depth": Family(
         "depth",
@@ -71,7 +71,7 @@ FAMILIES = {
         "worlds_map.lp",
         ("sc4a", "sc4b"),
         2,
-        "two objects within {b} cells of 100 mm of a third, any quarter turn",
+        "objects within {b} and {b1} cells of 100 mm of a third, any quarter turn",
     ),
 }
 
@@ -185,7 +185,7 @@ def soundness(
         if s.name == "audit_flagged":
             key = (str(s.arguments[2]), str(s.arguments[3]))
             flagged.setdefault(key, []).append(s)
-    shown_bound = family.describe.format(b=b, d=(500 + (b - 1) * 250) / 1000)
+    shown_bound = family.describe.format(b=b, b1=max(1, b - 1), d=(500 + (b - 1) * 250) / 1000)
     out = []
     for m in mrs:
         for sc in m.serves:
