@@ -109,8 +109,17 @@ def ask(
     run = load_run(run_dir)
     agent, view = build_agent(spec, run, settings)
     try:
-        return ask_agent(run, agent, spec, settings, view, restart=restart, retry_invalid=retry_invalid,
-                         limit=limit, progress=progress)
+        return ask_agent(
+            run,
+            agent,
+            spec,
+            settings,
+            view,
+            restart=restart,
+            retry_invalid=retry_invalid,
+            limit=limit,
+            progress=progress,
+        )
     finally:
         agent.close()
 

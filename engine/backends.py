@@ -11,6 +11,7 @@ changes, facts are asserted from a temporary file and retracted after the run.
 
 from __future__ import annotations
 
+import re
 import tempfile
 import threading
 from collections.abc import Mapping
@@ -114,6 +115,9 @@ class _Prolog:
         self.loaded.append(path)
 
     def use_rules(self, files: list[Path]) -> None:
+        # Absolute paths: SWI-Prolog keeps its own working folder, which does not follow a later
+        # os.chdir of the Python process, so a relative --rules path would resolve elsewhere.
+        files = [f.resolve() for f in files]
         if [SHARED_TABLES, *files] == self.loaded:
             return
         for f in reversed(self.loaded[1:]):
@@ -139,6 +143,8 @@ class _Prolog:
                 self._call(f"ml_reset({self.indicators})")
                 self._call(f"ml_load_facts('{_esc(facts)}')")
                 self._call(f"ml_run('{_esc(result)}')")
+            except Exception as exc:  # pyswip's PrologError: a rule file failed while running
+                raise self._runtime_error(exc) from None
             finally:
                 self._call(f"ml_reset({self.indicators})")
             out = EngineOutput("prolog")
@@ -147,6 +153,34 @@ class _Prolog:
                     line = line.rstrip("\n")
                     out.lines[line[: line.index("(")]].add(line)
         return out
+
+    def _runtime_error(self, exc: Exception) -> MetalogicError:
+        """One clear message for a rule file that fails while running; usually a .pl file calling
+        a predicate that nothing defines (a typo), named with the file and line of the caller."""
+        msg = str(exc)
+        m = re.search(r"existence_error\(procedure, /\((\w+), (\d+)\)\), context\(/\((\w+), (\d+)\)", msg)
+        if m is None:
+            detail = msg.split("Returned: ", 1)[-1].strip(" .'")
+            return MetalogicError.single(
+                f"SWI-Prolog failed while running the rules: {detail}",
+                expected="rule files that run without errors",
+                fix="check the .pl files loaded with --rules",
+            )
+        name, arity, caller, caller_arity = m.groups()
+        where = ""
+        goal = (
+            f"functor(H, '{_esc(caller)}', {caller_arity}), predicate_property(user:H, file(F)), "
+            "predicate_property(user:H, line_count(L))"
+        )
+        found = self._call(goal)
+        if found:
+            where = f"{display_path(Path(_text(found[0]['F'])))}:{found[0]['L']}"
+        return MetalogicError.single(
+            f"SWI-Prolog: {name}/{arity} is called by {caller}/{caller_arity} but no rule or fact defines it",
+            where=where,
+            expected="a predicate defined by a rule file or declared in docs/facts.md",
+            fix="check the spelling of the predicate in the .pl file",
+        )
 
 
 def _esc(p: Path | str) -> str:
@@ -161,7 +195,9 @@ def _split_location(body: str, path: Path) -> tuple[str, str]:
     first, _, rest = body.partition("\n")
     shown = display_path(path)
     head, sep, what = first.partition(": ")
-    if sep and str(path) in head:
+    if sep and str(path.resolve()) in head:  # SWI-Prolog names files by their absolute path
+        where = head.replace(str(path.resolve()), shown)
+    elif sep and str(path) in head:
         where = head.replace(str(path), shown)
     else:
         where, what = shown, first

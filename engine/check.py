@@ -72,8 +72,11 @@ def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
                 if p.scale > 1
                 else "a whole number from 0 to 1000000"
             )
+            default = f"{p.default / p.scale:g}" if p.scale > 1 else str(p.default)
             raise MetalogicError.single(
-                f"bad value '{raw}' for parameter {name}", expected=unit, fix=f"{name}: {p.doc}"
+                f"bad value '{raw}' for parameter {name}",
+                expected=unit,
+                fix=f"write it like -c {name}={default} (the default)",
             )
         out[name] = int(value)
     return out
@@ -190,8 +193,7 @@ def ensure_agreement(a: EngineOutput, b: EngineOutput, shown: int = 5) -> None:
         problems.append(
             Problem(
                 f"the engines disagree on {kind} ({len(only_a)} only from {a.engine}, "
-                f"{len(only_b)} only from {b.engine}):\n"
-                + "\n".join(lines),
+                f"{len(only_b)} only from {b.engine}):\n" + "\n".join(lines),
                 expected="identical results from clingo and SWI-Prolog",
                 fix="an MR's .lp and .pl halves encode different laws; make them agree",
             )
@@ -218,7 +220,7 @@ def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
             f"answer to query {text(q)}, but no query({text(q)}, ...) fact exists",
             f"a query({text(q)}, Content) fact in the folder",
             "add the query or fix the id",
-            None,
+            Fun("answer", (ag, q)),  # located by its first arguments
         )
     if e.name == "two_answers":
         ag, q, v1, v2 = a
@@ -250,7 +252,7 @@ def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
             f"form given for query {text(q)}, which does not exist",
             "a query fact with that id",
             "add the query or remove the form",
-            None,
+            Fun("form", (q,)),  # located by its first argument
         )
     if e.name in ("empty_box", "two_boxes"):
         t, s, o = a
@@ -272,18 +274,36 @@ def _type_words(ty: str) -> str:
     }.get(ty, f"a {ty} direction name")
 
 
+def _one_of_each_pair(errors: list[str]) -> list[str]:
+    """The rules derive two_answers and query_reused in both orders (V1, V2 and V2, V1); report
+    each pair once."""
+    from metalogic.engine.results import split_args
+
+    seen, out = set(), []
+    for line in errors:
+        inner = split_args(line)[0]
+        if inner.startswith(("two_answers(", "query_reused(")):
+            args = split_args(inner)
+            key = (inner.split("(", 1)[0], *args[:-2], frozenset(args[-2:]))
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(line)
+    return out
+
+
 def input_errors(out: EngineOutput, facts: FactSet, limit: int = 10) -> MetalogicError:
     from metalogic.engine.terms import parse_term
 
     problems = []
-    errors = sorted(out.lines["input_error"])
+    errors = _one_of_each_pair(sorted(out.lines["input_error"]))
     for line in errors[:limit]:
         term = parse_term(line)
         assert isinstance(term, Fun)
         what, expected, fix, fact = _describe_input_error(term.args[0])
         where, src = ("", "")
         if fact is not None:
-            loc = facts.locate(fact)
+            loc = facts.locate(fact, prefix=True)
             if loc:
                 where, src = loc
         problems.append(

@@ -50,10 +50,12 @@ class FactSet:
     def __len__(self) -> int:
         return len(self.facts)
 
-    def locate(self, fact: Term) -> tuple[str, str] | None:
-        """Where a fact stands: ("path:line:col", the line), or None if no file holds it."""
+    def locate(self, fact: Term, *, prefix: bool = False) -> tuple[str, str] | None:
+        """Where a fact stands: ("path:line:col", the line), or None if no file holds it. With
+        prefix=True, `fact` may give only the first arguments: answer(ag, q9) finds answer(ag, q9, n)."""
         want = text(fact)
         name = fact.name if isinstance(fact, Fun) else str(fact)
+        first = [text(a) for a in fact.args] if isinstance(fact, Fun) else []
         for path in self.files:
             for lineno, line in _lines(path):
                 if name not in line:
@@ -62,7 +64,15 @@ class FactSet:
                     parsed = parse_fact_line(line)
                 except ParseError:
                     continue
-                if parsed and text(parsed[0]) == want:
+                if not parsed:
+                    continue
+                got = parsed[0]
+                if text(got) == want or (
+                    prefix
+                    and isinstance(got, Fun)
+                    and got.name == name
+                    and [text(a) for a in got.args[: len(first)]] == first
+                ):
                     return f"{display_path(path)}:{lineno}:{parsed[1]}", line
         return None
 

@@ -17,7 +17,9 @@ def ensure_offline(config_dir: Path | None = None) -> None:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     os.environ.setdefault("YOLO_VERBOSE", "False")
     # Ultralytics writes settings under YOLO_CONFIG_DIR and downloads a font unless one is there.
-    cfg = Path(os.environ.get("YOLO_CONFIG_DIR") or config_dir or Path.home() / ".cache" / "metalogic" / "yolo")
+    cfg = Path(
+        os.environ.get("YOLO_CONFIG_DIR") or config_dir or Path.home() / ".cache" / "metalogic" / "yolo"
+    )
     os.environ["YOLO_CONFIG_DIR"] = str(cfg)
     font = cfg / "Ultralytics" / "Arial.ttf"
     if not font.exists():

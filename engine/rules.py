@@ -110,7 +110,7 @@ def _pairs(folder: Path, shipped: bool) -> list[tuple[Path, Path]]:
         have, miss = (lps[stem], f"{stem}.pl") if stem in lps else (pls[stem], f"{stem}.lp")
         problems.append(
             Problem(
-                f"{display_path(have)} has no twin {miss}",
+                f"MR file without its twin: {miss} is missing next to it",
                 where=display_path(have),
                 expected="each MR as a pair: NAME.lp for clingo and NAME.pl for SWI-Prolog",
                 fix=f"write {miss} with the same law (see docs/adding-an-mr.md)",

@@ -504,12 +504,17 @@ def check_fact(t: Term) -> tuple[int, str, str, str] | None:
                     i,
                     f"argument {i} ({arg.name}) of {key} is wrong: {err}",
                     f"{arg.type.label} in {pred.signature}",
-                    "",
+                    f"change {arg.name}; 'metalogic schema' lists every predicate's arguments",
                 )
         return None
     if name in BY_NAME:
         takes = " or ".join(f"{p.key} as {p.signature}" for p in BY_NAME[name])
-        return (0, f"{key} has the wrong number of arguments", f"{takes}", "")
+        return (
+            0,
+            f"{key} has the wrong number of arguments",
+            f"{takes}",
+            "give it exactly these arguments, in this order",
+        )
     if name in DERIVED:
         return (
             0,

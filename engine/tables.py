@@ -238,14 +238,30 @@ def _write(df: pl.DataFrame, path: Path, fmt: str) -> None:
 
 
 def _atomic(path: Path, write: Callable[[Path], object]) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    """Write through a temporary file in the same folder, then rename: the file appears whole or
+    not at all. A failing write (disk full, permissions) is one clear error, with nothing left."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise _write_error(path, exc) from None
     os.close(fd)
     try:
         write(Path(tmp))
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise _write_error(path, exc) from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _write_error(path: Path, exc: OSError) -> MetalogicError:
+    return MetalogicError.single(
+        f"cannot write {path}: {exc.strerror or exc}",
+        expected="a writable output folder with free space",
+        fix="free some space or choose another output folder",
+    )
 
 
 def render_scores(df: pl.DataFrame) -> str:

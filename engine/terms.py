@@ -88,7 +88,7 @@ _TOKEN = re.compile(
     r"""
     (?P<ws>[ \t\r]+)
   | (?P<name>[a-z][A-Za-z0-9_]*)
-  | (?P<int>-?(?:0|[1-9][0-9]*)(?![0-9A-Za-z_.']))
+  | (?P<int>-?(?:0|[1-9][0-9]*)(?![0-9A-Za-z_'])(?!\.[0-9]))
   | (?P<str>"(?:[^"\\\n]|\\.)*")
   | (?P<open>\()
   | (?P<close>\))
@@ -155,7 +155,7 @@ class _Tokens:
 
 
 def _describe(kind: str, value: str) -> str:
-    return "the end of the line" if kind == "eol" else f"'{value}'"
+    return "end of the line" if kind == "eol" else f"'{value}'"
 
 
 def _bad_token(kind: str, value: str, col: int, expected: str) -> ParseError:
@@ -193,6 +193,10 @@ def _bad_token(kind: str, value: str, col: int, expected: str) -> ParseError:
         fix = "lists, sets and alternatives are not facts; write one fact per line"
     elif kind == "other" and value.isalpha():
         fix = "atoms use the letters a-z, A-Z, digits and '_', starting with a lower-case letter"
+    elif value == "/":
+        fix = "comments start with '%' and run to the end of the line"
+    elif kind == "eol":
+        fix = "write the whole fact on one line: close every '(' and end it with '.'"
     return ParseError(col, what, expected, fix)
 
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers_agents import read_answers, write_run
 
 from helpers import run_cli
+from helpers_agents import read_answers, write_run
 from metalogic.agents.parse import parse_reply
 from metalogic.agents.prompts import PromptBuilder, PromptOptions
 from metalogic.agents.rundir import load_run

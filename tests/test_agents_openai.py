@@ -18,9 +18,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers_agents import Faults, fault_proxy, read_answers, write_run
 
 from helpers import ROOT, run_cli
+from helpers_agents import Faults, fault_proxy, read_answers, write_run
 from metalogic.agents.rundir import load_run
 from metalogic.agents.values import space_for
 from metalogic.engine.terms import parse_term

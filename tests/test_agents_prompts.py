@@ -10,9 +10,9 @@ import re
 from pathlib import Path
 
 import pytest
-from helpers_agents import write_run
 
 from helpers import run_cli
+from helpers_agents import write_run
 from metalogic.agents.base import Question
 from metalogic.agents.model import GenParams, ModelAgent
 from metalogic.agents.prompts import PromptBuilder, PromptOptions
@@ -31,9 +31,7 @@ def test_text_view_lists_boxes_options_and_format(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run")
     p = build(run, "q1", view="text")
     assert p.images == ()
-    assert (
-        "In the view (step 0): the mug at [220, 120, 250, 150]; the duck at [70, 110, 100, 130]." in p.text
-    )
+    assert "In the view (step 0): the mug at [220, 120, 250, 150]; the duck at [70, 110, 100, 130]." in p.text
     assert "Each image is 320 x 240 pixels." in p.text
     assert "Where is the mug relative to the duck in this view?" in p.text
     assert "Options: farther, right, nearer, left, " in p.text  # choice: the vocabulary order

@@ -11,9 +11,8 @@ import itertools
 import json
 from pathlib import Path
 
-from helpers_agents import read_answers, write_run
-
 from helpers import run_cli
+from helpers_agents import read_answers, write_run
 from metalogic.agents.reference import NoisyAgent, RandomAgent
 from metalogic.agents.registry import AgentSettings
 from metalogic.agents.rundir import load_run

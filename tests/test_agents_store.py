@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers_agents import read_answers, write_run
 
 from helpers import run_cli
+from helpers_agents import read_answers, write_run
 from metalogic.agents.base import Question
 from metalogic.agents.cache import ReplyCache
 from metalogic.agents.store import AnswerStore, agent_term, clean_raw, slug

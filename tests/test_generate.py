@@ -8,17 +8,17 @@ for this trajectory (where the agent stood, where the objects are, how tall they
 
 from __future__ import annotations
 
-from collections import Counter
-
 import json
 import math
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import clingo
 import pytest
+
 from helpers import ROOT, run_cli
 from metalogic.engine.check import run_check
 from metalogic.engine.generate import generate
@@ -67,8 +67,12 @@ def truthful(content: Fun) -> str:
     if kind in ("obj_dir", "map_dir"):
         a, b = (box[(s, int(o))] for o in args[2:])
         left = (a[0] + a[2]) < (b[0] + b[2])
-        return {("obj_dir", True): "left", ("obj_dir", False): "right",
-                ("map_dir", True): "w", ("map_dir", False): "e"}[(kind, left)]
+        return {
+            ("obj_dir", True): "left",
+            ("obj_dir", False): "right",
+            ("map_dir", True): "w",
+            ("map_dir", False): "e",
+        }[(kind, left)]
     if kind in ("obj_dist", "map_dist"):
         return str(abs(OBJECT_X[int(args[2])] - OBJECT_X[int(args[3])]))
     o = int(args[2])
@@ -178,8 +182,12 @@ def test_scene_is_kept_and_left_out_boxes_are_not_asked_about(everything: tuple[
     assert "gt_pose(kitchen,5,250,500,1200,90)." in scene.replace(" ", "")
     assert manifest["scene_root"] == str(SCENE.resolve())
     contents = [c for c, _ in read_queries(run).values()]
-    mentioned = {(int(c.args[1]), int(o)) for c in contents if c.name not in ("move_dir", "move_dist")
-                 for o in c.args[2:]}
+    mentioned = {
+        (int(c.args[1]), int(o))
+        for c in contents
+        if c.name not in ("move_dir", "move_dist")
+        for o in c.args[2:]
+    }
     assert {o for _, o in mentioned} == {1, 2, 3, 4}, "track 9 is not persistent"
     assert (5, 2) not in mentioned, "the bowl's box in state 5 is below the confidence threshold"
     assert (4, 2) in mentioned
@@ -222,8 +230,10 @@ def test_check_finds_the_generated_test_cases(tmp_path: Path, sampled: tuple[Pat
 
 
 def test_same_seed_same_bytes_and_another_seed_another_sample(tmp_path: Path) -> None:
-    runs = [gen(tmp_path, name, "--max-per-trajectory", "15", "--seed", seed)[0]
-            for name, seed in (("a", "7"), ("b", "7"), ("c", "8"))]
+    runs = [
+        gen(tmp_path, name, "--max-per-trajectory", "15", "--seed", seed)[0]
+        for name, seed in (("a", "7"), ("b", "7"), ("c", "8"))
+    ]
     for f in ("scene.lp", "queries.lp", "run.json"):
         assert (runs[0] / f).read_bytes() == (runs[1] / f).read_bytes()
     assert (runs[0] / "queries.lp").read_bytes() != (runs[2] / "queries.lp").read_bytes()
@@ -280,12 +290,14 @@ def test_a_capability_without_cases_is_named(tmp_path: Path) -> None:
     run = tmp_path / "run"
     code, _, err = run_cli("generate", str(SCENE), "--out", str(run), "--sc", "sc2", "-c", "sep_permille=999")
     assert code == 0, err
-    assert err == ("note: sc2a: no test case "
-                   "(needs two persistent objects clearly apart left/right in one frame)\n")
+    assert err == (
+        "note: sc2a: no test case (needs two persistent objects clearly apart left/right in one frame)\n"
+    )
     assert set(json.loads((run / "run.json").read_text())["testcases_by_sc_mr"]) == {"sc2b"}
 
 
 # ---- errors: one clear message each, exit status 2, nothing written ---------------------------
+
 
 def error_of(tmp_path: Path, *args: str) -> str:
     code, out, err = run_cli("generate", *args)
@@ -299,12 +311,14 @@ def test_error_missing_and_empty_facts_folders(tmp_path: Path) -> None:
     assert error_of(tmp_path, str(tmp_path / "nope"), "--out", out) == (
         f"error: facts folder '{tmp_path / 'nope'}' does not exist\n"
         "  expected: a folder of scene facts (*.lp), as metalogic extract writes\n"
-        "  fix: check the path, e.g. metalogic generate facts/ --out runs/first\n")
+        "  fix: check the path, e.g. metalogic generate facts/ --out runs/first\n"
+    )
     (tmp_path / "empty").mkdir()
     assert error_of(tmp_path, str(tmp_path / "empty"), "--out", out) == (
         f"error: no facts files (*.lp) under '{tmp_path / 'empty'}'\n"
         "  expected: at least one *.lp file of ground facts (see docs/facts.md)\n"
-        "  fix: point at the folder that holds the facts, or write them there first\n")
+        "  fix: point at the folder that holds the facts, or write them there first\n"
+    )
 
 
 def test_error_no_persistent_objects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -315,7 +329,8 @@ def test_error_no_persistent_objects(tmp_path: Path, monkeypatch: pytest.MonkeyP
         "error: moves: no persistent/2 facts, but sc3b asks about objects\n"
         "  expected: persistent(T, O) facts for the objects tracked over each trajectory\n"
         "  fix: write the scene facts with metalogic extract (it marks persistent tracks), "
-        "or choose movement only: --sc sc1a,sc1b\n")
+        "or choose movement only: --sc sc1a,sc1b\n"
+    )
     code, _, err = run_cli("generate", "moves", "--out", "out", "--sc", "sc1")
     assert code == 0, err
 
@@ -323,12 +338,14 @@ def test_error_no_persistent_objects(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def test_error_no_combination_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     Path("one").mkdir()
-    Path("one/a.lp").write_text("state(t, 0).\npersistent(t, 1).\n"
-                                "detection(t, 0, 1, cup, 900, 0, 0, 50, 50).\n")
+    Path("one/a.lp").write_text(
+        "state(t, 0).\npersistent(t, 1).\ndetection(t, 0, 1, cup, 900, 0, 0, 50, 50).\n"
+    )
     assert error_of(tmp_path, "one", "--out", "out", "--sc", "sc3b") == (
         "error: no test case can be built from 'one' for sc3b\n"
         "  expected: sc3b: a persistent object with a whole box in two frames\n"
-        "  fix: check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_box_px\n")
+        "  fix: check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_box_px\n"
+    )
 
 
 def test_error_unknown_capability_and_bad_limit(tmp_path: Path) -> None:
@@ -337,20 +354,24 @@ def test_error_unknown_capability_and_bad_limit(tmp_path: Path) -> None:
         "error: unknown capability 'sc5a' in --sc\n"
         "  expected: one or more of sc1a, sc1b, sc2a, sc2b, sc3a, sc3b, sc4a, sc4b "
         "(sc1 .. sc4 stand for both halves)\n"
-        "  fix: did you mean sc4a?\n")
+        "  fix: did you mean sc4a?\n"
+    )
     for bad in ("0", "-3", "ten"):
         assert error_of(tmp_path, str(SCENE), "--out", out, "--max-per-trajectory", bad) == (
             f"error: bad --max-per-trajectory '{bad}'\n"
             "  expected: a whole number of combinations per trajectory, at least 1, or 'all'\n"
-            "  fix: e.g. --max-per-trajectory 50\n")
+            "  fix: e.g. --max-per-trajectory 50\n"
+        )
     assert error_of(tmp_path, str(SCENE), "--out", out, "-c", "min_cnf=500") == (
         "error: unknown generation parameter 'min_cnf'\n"
         "  expected: one of max_gap, min_box_px, min_conf, sep_permille\n"
-        "  fix: did you mean min_conf?\n")
+        "  fix: did you mean min_conf?\n"
+    )
 
 
-def test_error_run_folder_as_facts_and_answers_in_the_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                          sampled: tuple[Path, Manifest]) -> None:
+def test_error_run_folder_as_facts_and_answers_in_the_way(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sampled: tuple[Path, Manifest]
+) -> None:
     monkeypatch.chdir(tmp_path)
     shutil.copytree(sampled[0], "run")
     first = Path("run/queries.lp").read_text().splitlines()[2]
@@ -361,7 +382,8 @@ def test_error_run_folder_as_facts_and_answers_in_the_way(tmp_path: Path, monkey
         "    ^\n"
         "  expected: scene and truth facts (trajectory, state, detection, ...), "
         "as metalogic extract writes them\n"
-        "  fix: point at the scene facts folder, not at a run folder\n")
+        "  fix: point at the scene facts folder, not at a run folder\n"
+    )
     write_answers(Path("run"), "careful")
     before = Path("run/queries.lp").read_bytes()
     code, _, err = run_cli("generate", str(SCENE), "--out", "run", "--seed", "99")
@@ -370,5 +392,6 @@ def test_error_run_folder_as_facts_and_answers_in_the_way(tmp_path: Path, monkey
         "error: run/answers/careful.lp: 'run' already holds answers or other facts; "
         "new query ids would leave them without their queries\n"
         "  expected: a new run folder, or one holding only scene.lp, queries.lp and run.json\n"
-        "  fix: choose another --out folder, or move the other facts away first\n")
+        "  fix: choose another --out folder, or move the other facts away first\n"
+    )
     assert Path("run/queries.lp").read_bytes() == before

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from helpers import run_cli
-
 from metalogic.engine.pipeline import run_pipeline
 from metalogic.engine.runconfig import load_config
 
@@ -47,7 +46,15 @@ def write(tmp: Path, noisy: str = "noisy:0.2") -> Path:
 
 def test_rerun_does_no_work_and_a_changed_agent_is_asked_alone(tmp_path: Path) -> None:
     first = run_pipeline(load_config(write(tmp_path)))
-    assert first.ran == ["world-household", "extract", "generate", "ask-oracle", "ask-noisy_0.2", "check", "report"]
+    assert first.ran == [
+        "world-household",
+        "extract",
+        "generate",
+        "ask-oracle",
+        "ask-noisy_0.2",
+        "check",
+        "report",
+    ]
     assert first.report is not None and first.report.read_text().lower().startswith("<!doctype html>")
     scores = (tmp_path / "run" / "check" / "scores.csv").read_text()
     assert "oracle" in scores and "noisy:0.2" in scores

@@ -11,8 +11,8 @@ px_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T,
 
 % Whole pixels can move S1/S2 by up to (S1 + S2) / ((2 S2 - 1) S2): only pairs where that stays
 % below eps are test cases.
-mr5_resolved(T, S1, S2, O) :- once(px_height(T, S1, O, H1)), once(px_height(T, S2, O, H2)), H2 =< 30000,
-    param(eps, E), frac_lt(H1 + H2, (2 * H2 - 1) * H2, E, 1000).
+mr5_resolved(T, S1, S2, O) :- once((px_height(T, S1, O, H1), px_height(T, S2, O, H2), H2 =< 30000,
+    param(eps, E), frac_lt(H1 + H2, (2 * H2 - 1) * H2, E, 1000))).
 testcase(mr5(Q1, Q2), mr5, sc3b) :- object_query(Q1, depth, T, S1, O), object_query(Q2, depth, T, S2, O),
     S1 @< S2, mr5_resolved(T, S1, S2, O).
 case_query(mr5(Q1, Q2), Q) :- testcase(mr5(Q1, Q2), mr5, _), member(Q, [Q1, Q2]).

@@ -1,0 +1,553 @@
+"""How long `metalogic check` takes for 10k, 100k and 1M answer facts: clingo, SWI-Prolog and a
+naive per-test-case Python loop, measured in one run.
+
+The facts look like a real run folder (scene.lp, queries.lp, answers/<agent>.lp). A few template
+household trajectories (8 states, 4 objects, quarter-turn moves) get ground truth and detections;
+their truthful answers come from the project's own truth rules (metalogic.engine.truth), and the
+templates are cloned under new trajectory and query ids until the answer count is reached. Each
+trajectory asks ~240 questions of every kind (moves over one and two steps and back, object and
+map relations and distances for every ordered pair in two frames, sizes, depths and distances from
+the agent, and ~10% asked again in another form), answered by five agents: a truthful one, three
+noisy ones (10%, 30% and 100% of answers replaced by random values, 1% invalid) and one named by a
+string.
+
+Measured per size, in one run: clingo as one `check` in one process, phase by phase (reading the
+facts in Python, parsing the program, grounding, solving, turning the model into result lines and
+those into rows); clingo on the same facts split into shards of whole trajectories (subfolders of
+about --shard-answers answers each) checked by a pool of --workers processes, the per-trajectory
+sharding of DESIGN section 10; SWI-Prolog as one `check`; and the naive baseline, ONE MR (MR2
+symmetry on map directions) as a Python loop over its test cases on facts parsed line by line (it
+exists only here). One clingo process needs about 12 GB for 1M answers, so by default sizes above
+--one-process-limit (100k) and --prolog-limit (100k) run sharded only.
+
+    .venv/bin/python bench/check_scale.py                    # 10k, 100k, 1M
+    .venv/bin/python bench/check_scale.py --sizes 10000 --shard-answers 5000
+
+Prints a table and writes bench/results/check_scale.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "check_scale.json"
+
+AGENTS = (("oracle", 0.0), ("noisy10", 0.1), ("noisy30", 0.3), ("random", 1.0), ('"gpt-4o"', 0.2))
+STATES = 8
+OBJECTS = ("mug", "duck", "ball", "lamp")
+PAIR_STATES = (0, 4)
+FX, WIDTH, HEIGHT = 320, 640, 480
+
+
+# ---------------------------------------------------------------------------------------------
+# Template worlds: ground truth, detections and queries, with @T and @Q placeholders for ids.
+
+
+@dataclass
+class Template:
+    scene: list[str] = field(default_factory=list)  # fact lines with @T
+    queries: list[tuple[str, str]] = field(default_factory=list)  # (local id, content with @T)
+    forms: list[tuple[str, str]] = field(default_factory=list)
+    truth: dict[str, str] = field(default_factory=dict)  # local id -> truthful value
+    kinds: dict[str, str] = field(default_factory=dict)  # local id -> answer type
+
+
+HEADINGS = {0: (1, 0), 1: (0, 1), 2: (-1, 0), 3: (0, -1)}  # quarter turns from east -> unit vector
+
+
+def make_template(rng: random.Random) -> Template:
+    tpl = Template()
+    x, y, q = 0, 0, 1  # start at the origin facing north
+    poses = []
+    for _ in range(STATES):
+        poses.append((x, y, q))
+        act = rng.choice(["forward", "forward", "backward", "left", "right", "turn_left", "turn_right"])
+        hx, hy = HEADINGS[q]
+        if act == "forward":
+            x, y = x + 250 * hx, y + 250 * hy
+        elif act == "backward":
+            x, y = x - 250 * hx, y - 250 * hy
+        elif act == "left":
+            x, y = x - 250 * hy, y + 250 * hx
+        elif act == "right":
+            x, y = x + 250 * hy, y - 250 * hx
+        elif act == "turn_left":
+            q = (q + 1) % 4
+        else:
+            q = (q + 3) % 4
+    objs = {o: (rng.randint(-2500, 2500), rng.randint(-2500, 2500), rng.randint(100, 900)) for o in OBJECTS}
+    tpl.scene += ["trajectory(@T,household).", "step_mm(@T,250).", f"image_size(@T,{WIDTH},{HEIGHT})."]
+    for s, (px, py, pq) in enumerate(poses):
+        tpl.scene.append(f"state(@T,{s}).")
+        tpl.scene.append(f"gt_pose(@T,{s},{px},{py},1000,{pq * 90}).")
+    for o, (ox, oy, h) in objs.items():
+        tpl.scene.append(f"gt_object(@T,{o},{ox},{oy},{h // 2},{h}).")
+    visible: dict[int, set[str]] = {s: set() for s in range(STATES)}
+    for s, (px, py, pq) in enumerate(poses):
+        hx, hy = HEADINGS[pq]
+        for o, (ox, oy, h) in objs.items():
+            depth = (ox - px) * hx + (oy - py) * hy
+            lateral = (ox - px) * hy - (oy - py) * hx
+            if depth < 300:
+                continue
+            cx = WIDTH // 2 + FX * lateral // depth
+            ph = max(2, FX * h // depth)
+            cy = HEIGHT // 2 + FX * (1000 - h // 2) // depth
+            x1, x2 = cx - ph // 3, cx + ph // 3
+            y1, y2 = cy - ph // 2, cy + ph // 2
+            if x2 < 0 or x1 > WIDTH or y2 < 0 or y1 > HEIGHT:
+                continue
+            cut = x1 < 0 or y1 < 0 or x2 > WIDTH or y2 > HEIGHT
+            x1, y1, x2, y2 = max(0, x1), max(0, y1), min(WIDTH, x2), min(HEIGHT, y2)
+            if x2 <= x1 or y2 <= y1:
+                continue
+            tpl.scene.append(f"detection(@T,{s},{o},{o},{rng.randint(600, 990)},{x1},{y1},{x2},{y2}).")
+            if cut:
+                tpl.scene.append(f"truncated(@T,{s},{o}).")
+            visible[s].add(o)
+    _add_queries(tpl, rng, visible)
+    return tpl
+
+
+def _add_queries(tpl: Template, rng: random.Random, visible: dict[int, set[str]]) -> None:
+    contents: list[tuple[str, str]] = []
+    legs = (
+        [(s, s + 1) for s in range(STATES - 1)]
+        + [(s + 1, s) for s in range(0, STATES - 1, 2)]
+        + [(s, s + 2) for s in range(0, STATES - 2, 2)]
+    )
+    for s1, s2 in legs:
+        contents += [(f"move_dir(@T,{s1},{s2})", "move"), (f"move_dist(@T,{s1},{s2})", "steps")]
+    for s in PAIR_STATES:
+        for a in OBJECTS:
+            for b in OBJECTS:
+                if a != b:
+                    contents += [
+                        (f"obj_dir(@T,{s},{a},{b})", "ego"),
+                        (f"obj_dist(@T,{s},{a},{b})", "mm"),
+                        (f"map_dir(@T,{s},{a},{b})", "map"),
+                        (f"map_dist(@T,{s},{a},{b})", "mm"),
+                    ]
+    for s in range(STATES):
+        for o in sorted(visible[s]):
+            contents += [(f"{k}(@T,{s},{o})", "mm") for k in ("size", "depth", "ego_dist")]
+    again = rng.sample(contents, len(contents) // 10)
+    for i, (c, ty) in enumerate(contents + again):
+        qid = f"{i}"
+        tpl.queries.append((qid, c))
+        tpl.kinds[qid] = ty
+        tpl.forms.append((qid, "choice" if i < len(contents) else "options(b,a,c)"))
+
+
+def fill_truth(tpl: Template) -> None:
+    """The truthful answers, from the project's truth rules (run once per template)."""
+    from metalogic.engine.truth import true_answers
+
+    ids = {f"tq{qid}": qid for qid, _ in tpl.queries}
+    program = "".join(line.replace("@T", "tpl") + "\n" for line in tpl.scene)
+    program += "".join(f"query(tq{qid},{c.replace('@T', 'tpl')}).\n" for qid, c in tpl.queries)
+    for q, value in true_answers(program).items():
+        tpl.truth[ids[q]] = value
+
+
+def random_value(rng: random.Random, ty: str, names: dict[str, tuple[str, ...]], turns: list[str]) -> str:
+    if ty == "move":
+        return f"move({rng.choice(names['move'])},{rng.choice(turns)})"
+    if ty in names:
+        return rng.choice(names[ty])
+    if ty == "steps":
+        return str(rng.randint(0, 4))
+    return str(rng.randint(0, 5000))
+
+
+def write_run(
+    folder: Path, n_answers: int, seed: int = 7, templates: int = 24, shard_answers: int = 50_000
+) -> dict[str, int]:
+    """Write a run folder with about `n_answers` answer facts; returns fact counts. Trajectories
+    are written in groups of about `shard_answers` answers, each group in its own subfolder
+    (shard_000/scene.lp, queries.lp, answers/<agent>.lp): reading the whole folder gives one big
+    run, reading each subfolder gives the per-trajectory shards."""
+    from metalogic.engine.vocab import vocabulary
+
+    vocab = vocabulary()
+    names, turns = vocab.names, list(vocab.turns)
+    rng = random.Random(seed)
+    tpls = [make_template(rng) for _ in range(templates)]
+    for tpl in tpls:
+        fill_truth(tpl)
+    per_traj = sum(len(t.queries) for t in tpls) / len(tpls) * len(AGENTS)
+    n_traj = max(1, math.ceil(n_answers / per_traj))
+    per_shard = max(1, round(shard_answers / per_traj))
+    counts = {"trajectories": 0, "queries": 0, "answers": 0, "scene": 0, "shards": 0}
+    for first in range(0, n_traj, per_shard):
+        if counts["answers"] >= n_answers:
+            break
+        shard = folder / f"shard_{first // per_shard:03d}"
+        (shard / "answers").mkdir(parents=True, exist_ok=True)
+        counts["shards"] += 1
+        with (shard / "scene.lp").open("w") as scene, (shard / "queries.lp").open("w") as queries:
+            outs = {a: (shard / "answers" / f"{a.strip(chr(34))}.lp").open("w") for a, _ in AGENTS}
+            for i in range(first, min(first + per_shard, n_traj)):
+                if counts["answers"] >= n_answers:
+                    break
+                _write_trajectory(
+                    i, tpls[i % len(tpls)], rng, names, turns, n_answers, counts, scene, queries, outs
+                )
+            for fh in outs.values():
+                fh.close()
+    return counts
+
+
+def _write_trajectory(
+    i: int,
+    tpl: Template,
+    rng: random.Random,
+    names: dict[str, tuple[str, ...]],
+    turns: list[str],
+    n_answers: int,
+    counts: dict[str, int],
+    scene: Any,
+    queries: Any,
+    outs: dict[str, Any],
+) -> None:
+    t = f"t{i}"
+    counts["trajectories"] += 1
+    scene.writelines(line.replace("@T", t) + "\n" for line in tpl.scene)
+    counts["scene"] += len(tpl.scene)
+    for qid, content in tpl.queries:
+        q = f"q{i}_{qid}"
+        queries.write(f"query({q},{content.replace('@T', t)}).\n")
+        counts["queries"] += 1
+        truth = tpl.truth.get(qid)
+        for agent, noise in AGENTS:
+            if counts["answers"] >= n_answers:
+                break
+            r = rng.random()
+            if r < 0.01 and noise > 0:
+                value = "invalid"
+            elif truth is None or r < noise:
+                value = random_value(rng, tpl.kinds[qid], names, turns)
+            else:
+                value = truth
+            outs[agent].write(f"answer({agent},{q},{value}).\n")
+            counts["answers"] += 1
+    queries.writelines(f"form(q{i}_{qid},{form}).\n" for qid, form in tpl.forms)
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements.
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def measure_clingo(folder: Path) -> dict[str, Any]:
+    """The clingo path of `metalogic check`, phase by phase (same steps as engine/backends.py)."""
+    import clingo
+
+    from metalogic.engine.backends import RESULTS as KINDS
+    from metalogic.engine.backends import EngineOutput, _param_facts
+    from metalogic.engine.facts import read_facts
+    from metalogic.engine.results import parse_output
+    from metalogic.engine.rules import SHARED_TABLES, load_ruleset
+
+    rules, t_rules = timed(load_ruleset)
+    facts, t_read = timed(lambda: read_facts(folder))
+    program, t_text = timed(facts.program)
+    t0 = time.perf_counter()
+    ctl = clingo.Control(["--warn=none"])
+    ctl.load(str(SHARED_TABLES))
+    for f in rules.lp_files:
+        ctl.load(str(f))
+    ctl.add("base", [], program + _param_facts({}) + "".join(f"#show {n}/{a}.\n" for n, a in KINDS.items()))
+    t_parse = time.perf_counter() - t0
+    _, t_ground = timed(lambda: ctl.ground([("base", [])]))
+    out = EngineOutput("clingo")
+    symbols: list[clingo.Symbol] = []
+
+    def on_model(m: clingo.Model) -> None:
+        symbols.extend(m.symbols(shown=True))
+
+    _, t_solve = timed(lambda: ctl.solve(on_model=on_model))
+
+    def to_lines() -> None:
+        for s in symbols:
+            out.lines[s.name].add(str(s))
+
+    _, t_lines = timed(to_lines)
+    rows, t_rows = timed(lambda: parse_output(out))
+    total = t_rules + t_read + t_text + t_parse + t_ground + t_solve + t_lines + t_rows
+    return {
+        "load_rules": t_rules,
+        "read_facts": t_read,
+        "program_text": t_text,
+        "clingo_parse": t_parse,
+        "ground": t_ground,
+        "solve": t_solve,
+        "result_lines": t_lines,
+        "rows": t_rows,
+        "total": total,
+        "testcases": len(rows.testcases),
+        "violations": len(rows.violations),
+        "facts": len(facts),
+    }
+
+
+_WORKER_RULES: Any = None
+
+
+def _warm_worker() -> None:
+    """Each worker loads the rule set once (about a second), as a sharded check would."""
+    global _WORKER_RULES
+    from metalogic.engine.rules import load_ruleset
+
+    _WORKER_RULES = load_ruleset()
+
+
+def _check_shard(folder: str) -> tuple[int, int, float]:
+    """The steps of `metalogic check` for one shard: read the facts, run clingo, stop on input
+    errors, turn the result lines into rows."""
+    from metalogic.engine.backends import run_engine
+    from metalogic.engine.check import input_errors
+    from metalogic.engine.facts import read_facts
+    from metalogic.engine.results import parse_output
+
+    t0 = time.perf_counter()
+    facts = read_facts(folder)
+    out = run_engine("clingo", _WORKER_RULES, facts.program(), {})
+    if out.lines["input_error"]:
+        raise input_errors(out, facts)
+    rows = parse_output(out)
+    return len(rows.testcases), len(rows.violations), time.perf_counter() - t0
+
+
+def measure_sharded(folder: Path, workers: int) -> dict[str, Any]:
+    """`metalogic check` run on each shard (a group of whole trajectories) in a pool of worker
+    processes: the per-trajectory sharding DESIGN section 10 asks for, done here by the bench."""
+    shards = sorted(str(p) for p in folder.iterdir() if p.is_dir())
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_warm_worker) as pool:
+        list(pool.map(time.sleep, [0.01] * workers))
+        t_start = time.perf_counter() - t0
+        t1 = time.perf_counter()
+        parts = list(pool.map(_check_shard, shards))
+        wall = time.perf_counter() - t1
+    return {
+        "workers": workers,
+        "shards": len(shards),
+        "total": wall,
+        "pool_start": t_start,
+        "sum_of_shards": sum(p[2] for p in parts),
+        "slowest_shard": max(p[2] for p in parts),
+        "testcases": sum(p[0] for p in parts),
+        "violations": sum(p[1] for p in parts),
+    }
+
+
+def measure_prolog(folder: Path) -> dict[str, Any]:
+    from metalogic.engine.backends import run_engine
+    from metalogic.engine.facts import read_facts
+    from metalogic.engine.results import parse_output
+    from metalogic.engine.rules import load_ruleset
+
+    rules = load_ruleset()
+    facts, t_read = timed(lambda: read_facts(folder))
+    out, t_engine = timed(lambda: run_engine("prolog", rules, facts.program(), {}))
+    rows, t_rows = timed(lambda: parse_output(out))
+    return {
+        "read_facts": t_read,
+        "engine": t_engine,
+        "rows": t_rows,
+        "total": t_read + t_engine + t_rows,
+        "testcases": len(rows.testcases),
+        "violations": len(rows.violations),
+    }
+
+
+def naive_mr2_map(folder: Path) -> dict[str, Any]:
+    """Baseline: MR2 symmetry on map directions as a plain Python loop over test cases. The inverse
+    table comes from the rules (metalogic algebra); the facts are parsed line by line."""
+    from metalogic.engine.algebra import inverse
+    from metalogic.engine.terms import Fun, parse_fact_line, text
+
+    t0 = time.perf_counter()
+    inv = inverse("map")
+    queries: dict[tuple[str, ...], list[str]] = {}
+    answers: dict[str, dict[str, str]] = {}
+    for path in sorted(folder.rglob("*.lp")):
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                parsed = parse_fact_line(line)
+                if parsed is None:
+                    continue
+                fact = parsed[0]
+                assert isinstance(fact, Fun)
+                if fact.name == "query" and isinstance(fact.args[1], Fun) and fact.args[1].name == "map_dir":
+                    t, s, a, b = (text(x) for x in fact.args[1].args)
+                    queries.setdefault((t, s, a, b), []).append(text(fact.args[0]))
+                elif fact.name == "answer":
+                    answers.setdefault(text(fact.args[1]), {})[text(fact.args[0])] = text(fact.args[2])
+    t_read = time.perf_counter() - t0
+    cases = violations = 0
+    for (t, s, a, b), ids in queries.items():
+        for q1 in ids:
+            for q2 in queries.get((t, s, b, a), []):
+                if a == b or not q1 < q2:
+                    continue
+                cases += 1
+                for agent, v1 in answers.get(q1, {}).items():
+                    v2 = answers.get(q2, {}).get(agent)
+                    if v2 is None:
+                        continue
+                    if v1 == "invalid" or v2 == "invalid" or inv.get(v1) != v2:
+                        violations += 1
+    total = time.perf_counter() - t0
+    return {
+        "read_facts": t_read,
+        "loop": total - t_read,
+        "total": total,
+        "testcases": cases,
+        "violations": violations,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    ap.add_argument(
+        "--one-process-limit",
+        type=int,
+        default=100_000,
+        help="largest size checked as one clingo run (1M needs ~12 GB)",
+    )
+    ap.add_argument("--prolog-limit", type=int, default=100_000, help="largest size run on Prolog")
+    ap.add_argument("--shard-answers", type=int, default=16_000, help="answers per shard")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--keep", type=Path, help="keep the generated run folders here")
+    args = ap.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="check_scale-"))
+    results: list[dict[str, Any]] = []
+    try:
+        for n in args.sizes:
+            results.append(measure_size(n, args, (args.keep or tmp) / f"run_{n}"))
+            if not args.keep:
+                shutil.rmtree((args.keep or tmp) / f"run_{n}")
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print_table(results)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    payload = {
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "load_avg_at_end": os.getloadavg(),
+        },
+        "target": "1M answer facts checked with clingo in under 10 s",
+        "results": results,
+    }
+    tmp_out = args.out.with_suffix(".json.tmp")
+    tmp_out.write_text(json.dumps(payload, indent=2) + "\n")
+    os.replace(tmp_out, args.out)
+    print(f"\nwrote {args.out}")
+
+
+def measure_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    counts = write_run(folder, n, shard_answers=args.shard_answers)
+    row: dict[str, Any] = {
+        "answers": n,
+        "counts": counts,
+        "generate_s": time.perf_counter() - t0,
+        "bytes": sum(p.stat().st_size for p in folder.rglob("*.lp")),
+        "load_avg_before": os.getloadavg(),
+    }
+    row["clingo_one_process"] = measure_clingo(folder) if n <= args.one_process_limit else None
+    row["clingo_sharded"] = measure_sharded(folder, args.workers)
+    row["prolog"] = measure_prolog(folder) if n <= args.prolog_limit else None
+    row["naive_mr2_map"] = naive_mr2_map(folder)
+    one, shd, pro, nv = row["clingo_one_process"], row["clingo_sharded"], row["prolog"], row["naive_mr2_map"]
+    print(
+        f"{n:>9} answers: clingo {fmt(one['total'] if one else None)} s one process, "
+        f"{fmt(shd['total'])} s in {shd['shards']} shards x {shd['workers']} workers; prolog "
+        f"{fmt(pro['total'] if pro else None)} s; naive MR2 loop {fmt(nv['total'])} s",
+        flush=True,
+    )
+    return row
+
+
+def fmt(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2f}"
+
+
+def print_table(results: list[dict[str, Any]]) -> None:
+    print("\nseconds per check (one run each; facts read from disk each time)")
+    cols = (
+        "answers",
+        "facts",
+        "cases",
+        "clingo",
+        "clingo x2",
+        "prolog",
+        "naive*",
+        "read",
+        "parse",
+        "ground",
+        "solve",
+        "lines",
+        "rows",
+    )
+    print("".join(f"{c:>10}" for c in cols))
+    for r in results:
+        one, shd, pro, nv = r["clingo_one_process"], r["clingo_sharded"], r["prolog"], r["naive_mr2_map"]
+        facts = sum(r["counts"][k] for k in ("answers", "queries", "scene"))
+        cells = [
+            str(r["answers"]),
+            str(facts),
+            str(shd["testcases"]),
+            fmt(one["total"] if one else None),
+            fmt(shd["total"]),
+            fmt(pro["total"] if pro else None),
+            fmt(nv["total"]),
+        ]
+        if one:
+            parse = one["program_text"] + one["clingo_parse"]
+            cells += [
+                fmt(one["read_facts"]),
+                fmt(parse),
+                fmt(one["ground"]),
+                fmt(one["solve"]),
+                fmt(one["result_lines"]),
+                fmt(one["rows"]),
+            ]
+        print("".join(f"{c:>10}" for c in cells))
+    print(
+        "clingo: one `check` in one process (phases on the right); clingo x2: the same facts as shards of "
+        "whole trajectories checked by a pool of worker processes;\n* naive: MR2 on map directions only "
+        "(one MR, one capability) as a Python loop over its cases; the engines check all six MRs on all "
+        "eight capabilities."
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""Boxes: detections, overlap, and the matching of detections to ground-truth boxes.
+
+One matching rule serves the tracker evaluation, the detector's validation and the tie from
+tracks to ground-truth objects (gt_track/3), so all three count the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from metalogic.extract.trajectory import Box
+
+IOU_MATCH = 0.5  # a detection and a ground-truth box of the same class match at this overlap
+# Ground-truth boxes too small or too hidden to ask a detector for: matches to them are ignored
+# rather than counted (neither a hit nor a false alarm), as in the usual "difficult" flag.
+MIN_SIDE_PX = 10
+MIN_PIXELS = 100
+
+
+@dataclass(frozen=True)
+class Detection:
+    state: int
+    track: int | str  # tracker id (int), or the ground-truth object id for --detector gt
+    cls: str
+    conf_milli: int
+    box: tuple[int, int, int, int]  # x1, y1, x2, y2 in pixels (inclusive)
+
+
+def iou(a: Sequence[int], b: Sequence[int]) -> float:
+    ix = min(a[2], b[2]) - max(a[0], b[0]) + 1
+    iy = min(a[3], b[3]) - max(a[1], b[1]) + 1
+    if ix <= 0 or iy <= 0:
+        return 0.0
+    inter = ix * iy
+    area = (a[2] - a[0] + 1) * (a[3] - a[1] + 1) + (b[2] - b[0] + 1) * (b[3] - b[1] + 1) - inter
+    return inter / area
+
+
+def eligible(b: Box) -> bool:
+    """Whether a ground-truth box counts for recall (big and visible enough to detect)."""
+    x1, y1, x2, y2 = b.box
+    return b.pixels >= MIN_PIXELS and x2 - x1 + 1 >= MIN_SIDE_PX and y2 - y1 + 1 >= MIN_SIDE_PX
+
+
+def touches_border(box: Sequence[int], size: tuple[int, int]) -> bool:
+    w, h = size
+    return box[0] <= 0 or box[1] <= 0 or box[2] >= w - 1 or box[3] >= h - 1
+
+
+@dataclass
+class FrameMatch:
+    pairs: list[tuple[Detection, Box, float]]  # matched (detection, gt box, IoU)
+    false_pos: list[Detection]
+    missed: list[Box]  # eligible gt boxes no detection matched
+
+
+def match_frame(dets: Sequence[Detection], gts: Sequence[Box]) -> FrameMatch:
+    """Greedy one-to-one matching by IoU (>= IOU_MATCH, same class), best pairs first. Unmatched
+    detections overlapping an ineligible gt box are ignored; other unmatched detections are false
+    positives; unmatched eligible gt boxes are misses."""
+    cand = sorted(
+        ((iou(d.box, g.box), i, j) for i, d in enumerate(dets) for j, g in enumerate(gts) if d.cls == g.cls),
+        reverse=True,
+    )
+    used_d: set[int] = set()
+    used_g: set[int] = set()
+    pairs = []
+    for ov, i, j in cand:
+        if ov < IOU_MATCH:
+            break
+        if i in used_d or j in used_g:
+            continue
+        used_d.add(i)
+        used_g.add(j)
+        pairs.append((dets[i], gts[j], ov))
+    fps = []
+    for i, d in enumerate(dets):
+        if i in used_d:
+            continue
+        if any(
+            iou(d.box, g.box) >= IOU_MATCH for j, g in enumerate(gts) if j not in used_g and not eligible(g)
+        ):
+            continue
+        fps.append(d)
+    # A match to an ineligible box is not a hit to count, but it is not a false alarm either.
+    counted = [(d, g, ov) for d, g, ov in pairs if eligible(g)]
+    missed = [g for j, g in enumerate(gts) if j not in used_g and eligible(g)]
+    return FrameMatch(counted, fps, missed)

@@ -1,0 +1,132 @@
+"""Tracker quality against ground-truth boxes: precision, recall, mean IoU and id switches.
+
+Counts follow the CLEAR-MOT conventions: per frame, detections are matched one-to-one to ground-
+truth boxes of the same class at IoU >= 0.5; an id switch is counted when a ground-truth object is
+matched to a different track than the last time it was matched.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from metalogic.extract.boxes import Detection, match_frame
+from metalogic.extract.trajectory import State
+
+
+@dataclass
+class Score:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    iou_sum: float = 0.0
+    id_switches: int = 0
+    frames: int = 0
+    tracks: int = 0
+    per_class: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    @property
+    def mean_iou(self) -> float:
+        return self.iou_sum / self.tp if self.tp else 0.0
+
+    def add(self, other: Score) -> None:
+        self.tp += other.tp
+        self.fp += other.fp
+        self.fn += other.fn
+        self.iou_sum += other.iou_sum
+        self.id_switches += other.id_switches
+        self.frames += other.frames
+        self.tracks += other.tracks
+        for cls, c in other.per_class.items():
+            self.per_class[cls].update(c)
+
+    def as_json(self) -> dict[str, Any]:
+        classes = {}
+        for cls, c in sorted(self.per_class.items()):
+            tp, fp, fn = c["tp"], c["fp"], c["fn"]
+            classes[cls] = {
+                "tp": tp,
+                "fp": fp,
+                "fn": fn,
+                "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
+                "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
+            }
+        return {
+            "precision": round(self.precision, 4),
+            "recall": round(self.recall, 4),
+            "mean_iou": round(self.mean_iou, 4),
+            "id_switches": self.id_switches,
+            "tp": self.tp,
+            "fp": self.fp,
+            "fn": self.fn,
+            "frames": self.frames,
+            "tracks": self.tracks,
+            "classes": classes,
+        }
+
+
+def score_trajectory(states: Sequence[State], dets: Iterable[Detection]) -> Score:
+    """Score the detections of one trajectory against its ground-truth boxes."""
+    by_state: dict[int, list[Detection]] = defaultdict(list)
+    for d in dets:
+        by_state[d.state].append(d)
+    sc = Score()
+    last_track: dict[str, int | str] = {}
+    seen_tracks: set[int | str] = set()
+    for st in states:
+        if st.boxes is None:
+            continue
+        fm = match_frame(by_state.get(st.state, []), st.boxes)
+        sc.frames += 1
+        for d, g, ov in fm.pairs:
+            sc.tp += 1
+            sc.iou_sum += ov
+            sc.per_class[g.cls]["tp"] += 1
+            if g.object in last_track and last_track[g.object] != d.track:
+                sc.id_switches += 1
+            last_track[g.object] = d.track
+        for d in fm.false_pos:
+            sc.fp += 1
+            sc.per_class[d.cls]["fp"] += 1
+        for g in fm.missed:
+            sc.fn += 1
+            sc.per_class[g.cls]["fn"] += 1
+        seen_tracks.update(d.track for d in by_state.get(st.state, []))
+    sc.tracks = len(seen_tracks)
+    return sc
+
+
+def track_objects(states: Sequence[State], dets: Iterable[Detection]) -> dict[int | str, str]:
+    """Tie each track to the ground-truth object it matches in most of its matched states."""
+    by_state: dict[int, list[Detection]] = defaultdict(list)
+    for d in dets:
+        by_state[d.state].append(d)
+    votes: dict[int | str, Counter[str]] = defaultdict(Counter)
+    for st in states:
+        if not st.boxes:
+            continue
+        fm = match_frame(by_state.get(st.state, []), st.boxes)
+        for d, g, _ in fm.pairs:
+            votes[d.track][g.object] += 1
+    return {t: c.most_common(1)[0][0] for t, c in votes.items()}
+
+
+def render_table(rows: Sequence[tuple[str, Score]]) -> str:
+    head = f"{'trajectory':<28} {'frames':>6} {'prec':>6} {'recall':>6} {'mIoU':>6} {'idsw':>5} {'tracks':>6}"
+    lines = [head, "-" * len(head)]
+    for name, s in rows:
+        lines.append(
+            f"{name:<28} {s.frames:>6} {s.precision:>6.3f} {s.recall:>6.3f} {s.mean_iou:>6.3f} "
+            f"{s.id_switches:>5} {s.tracks:>6}"
+        )
+    return "\n".join(lines)

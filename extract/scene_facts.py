@@ -1,0 +1,116 @@
+"""Scene facts of one trajectory: the facts file `metalogic extract` writes (docs/facts.md).
+
+Everything is an integer or an atom: millimetres, pixels, degrees, confidences in thousandths.
+Frame paths are written relative to the facts folder, so a run folder can be moved together with
+its trajectories.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from metalogic.engine.terms import Atom, Fun, Str, Term, text
+from metalogic.extract.boxes import Detection, touches_border
+from metalogic.extract.evaluate import track_objects
+from metalogic.extract.trajectory import State, Trajectory
+
+MIN_TRACK_STATES = 3  # a track seen in at least this many states is persistent
+
+
+def ident(v: int | str) -> Term:
+    return v if isinstance(v, int) else Atom(v)
+
+
+def yaw180(deg: int) -> int:
+    """An angle in (-180, 180]."""
+    d = ((deg + 180) % 360) - 180
+    return 180 if d == -180 else d
+
+
+def _fact(name: str, *args: Term) -> str:
+    return text(Fun(name, tuple(args))) + "."
+
+
+def persistent_tracks(dets: Sequence[Detection], n_states: int, min_states: int) -> list[int | str]:
+    states_per_track: dict[int | str, set[int]] = {}
+    for d in dets:
+        states_per_track.setdefault(d.track, set()).add(d.state)
+    need = min(min_states, n_states)
+    return sorted((t for t, s in states_per_track.items() if len(s) >= need), key=lambda t: (str(type(t)), t))
+
+
+def scene_facts(
+    traj: Trajectory,
+    states: Sequence[State],
+    dets: Sequence[Detection],
+    facts_dir: Path,
+    *,
+    detector: str,
+    min_states: int = MIN_TRACK_STATES,
+) -> str:
+    """The facts file text for one trajectory."""
+    assert traj.root is not None
+    t = Atom(traj.id)
+    w, h = traj.image_size
+    lines = [
+        f"% scene facts of trajectory {traj.id} ({traj.scenario}), written by metalogic extract",
+        f"% detector: {detector}; {len(dets)} detections in {len(states)} states",
+        _fact("trajectory", t, Atom(traj.scenario)),
+        _fact("image_size", t, w, h),
+    ]
+    if traj.step_mm:
+        lines.append(_fact("step_mm", t, int(traj.step_mm)))
+    cam = traj.camera
+    if cam:
+        lines.append(
+            _fact("camera", t, round(cam["fx"]), round(cam["fy"]), round(cam["cx"]), round(cam["cy"]))
+        )
+    rel_root = Path(os.path.relpath(traj.root.resolve(), facts_dir.resolve()))
+    for st in states:
+        lines.append(_fact("state", t, st.state))
+        lines.append(_fact("frame", t, st.state, Str((rel_root / st.frame).as_posix())))
+        if st.action:
+            lines.append(_fact("action", t, st.state, Atom(st.action)))
+    for d in sorted(dets, key=lambda d: (d.state, str(d.track))):
+        lines.append(_fact("detection", t, d.state, ident(d.track), Atom(d.cls), d.conf_milli, *d.box))
+        if touches_border(d.box, traj.image_size):
+            lines.append(_fact("truncated", t, d.state, ident(d.track)))
+    for o in persistent_tracks(dets, len(states), min_states):
+        lines.append(_fact("persistent", t, ident(o)))
+    lines += truth_facts(traj, states, dets)
+    return "\n".join(lines) + "\n"
+
+
+def truth_facts(traj: Trajectory, states: Sequence[State], dets: Sequence[Detection]) -> list[str]:
+    """Ground-truth facts, for the parts of the trajectory that have them."""
+    t = Atom(traj.id)
+    out = []
+    for st in states:
+        if st.pose is not None:
+            p = st.pose
+            out.append(_fact("gt_pose", t, st.state, p.x_mm, p.y_mm, p.z_mm, yaw180(p.yaw_deg)))
+        if st.camera_pose is not None:
+            c = st.camera_pose
+            out.append(
+                _fact("gt_camera", t, st.state, c.x_mm, c.y_mm, c.z_mm, yaw180(c.yaw_deg), c.pitch_deg)
+            )
+    for o in traj.objects:
+        x, y, z = o.position_mm
+        out.append(_fact("gt_object", t, Atom(o.id), x, y, z, max(0, o.size_mm[2])))
+    for st in states:
+        for b in st.boxes or []:
+            out.append(_fact("gt_box", t, st.state, Atom(b.object), *b.box))
+    if any(st.boxes for st in states):
+        ties = track_objects(states, dets)
+        for track, obj in sorted(ties.items(), key=lambda kv: str(kv[0])):
+            out.append(_fact("gt_track", t, ident(track), Atom(obj)))
+    return out
+
+
+def intrinsics(width: int, height: int, vfov_deg: float) -> dict[str, float]:
+    """Pinhole intrinsics of a camera with square pixels and the principal point at the centre."""
+    fy = (height / 2) / math.tan(math.radians(vfov_deg) / 2)
+    return {"fx": round(fy, 3), "fy": round(fy, 3), "cx": width / 2, "cy": height / 2, "vfov_deg": vfov_deg}

@@ -1,0 +1,168 @@
+"""Multi-object tracking with Ultralytics (ByteTrack by default) over a trajectory's frames.
+
+Detectors are named: `metalogic-yolo` (the weights shipped in extract/weights/, trained on this
+project's simulator renders by `metalogic detector train`), `gt` (the simulator's own boxes), or a
+path to any Ultralytics weights file (e.g. a yolo11n.pt you brought). Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from metalogic.engine.errors import MetalogicError, did_you_mean
+from metalogic.extract.boxes import Detection, eligible
+from metalogic.extract.trajectory import State, Trajectory
+
+WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
+DETECTORS: dict[str, Path] = {"metalogic-yolo": WEIGHTS_DIR / "metalogic-yolo.pt"}
+DEFAULT_DETECTOR = "metalogic-yolo"
+TRACKERS = ("bytetrack.yaml", "botsort.yaml")
+DEFAULT_CONF = 0.6
+
+
+def class_atom(name: str) -> str:
+    """A detector's class name as a lower-case atom ("dining table" -> dining_table)."""
+    s = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")
+    return s if s and s[0].isalpha() else f"c_{s}"
+
+
+def resolve_detector(spec: str) -> str | Path:
+    """'gt', a registered name, or an existing weights file."""
+    if spec == "gt":
+        return "gt"
+    if spec in DETECTORS:
+        path = DETECTORS[spec]
+        if not path.is_file():
+            raise MetalogicError.single(
+                f"the weights of detector '{spec}' are missing ({path})",
+                expected="the weights file shipped with metalogic",
+                fix="reinstall metalogic, or rebuild them with 'metalogic detector train --install'",
+            )
+        return path
+    path = Path(spec)
+    if path.is_file():
+        return path
+    hint = did_you_mean(spec, [*DETECTORS, "gt"])
+    raise MetalogicError.single(
+        f"unknown detector '{spec}': not a registered name and no such weights file",
+        expected="gt, " + ", ".join(DETECTORS) + ", or the path of an Ultralytics weights file (.pt)",
+        fix=hint or "give the path of a weights file, e.g. --detector ~/models/yolo11n.pt",
+    )
+
+
+def resolve_tracker(spec: str) -> str:
+    if spec in TRACKERS or Path(spec).is_file():
+        return spec
+    hint = did_you_mean(spec, TRACKERS)
+    raise MetalogicError.single(
+        f"unknown tracker '{spec}'",
+        expected="bytetrack.yaml, botsort.yaml or the path of a tracker YAML file",
+        fix=hint or "use --tracker bytetrack.yaml",
+    )
+
+
+def load_model(path: str | Path) -> Any:
+    """An Ultralytics model, loaded offline."""
+    from metalogic.engine.offline import ensure_offline
+
+    ensure_offline()
+    from ultralytics import YOLO
+
+    try:
+        return YOLO(str(path), task="detect")
+    except Exception as exc:  # Ultralytics raises many kinds for a bad file
+        raise MetalogicError.single(
+            f"cannot load detector weights '{path}': {exc}".splitlines()[0],
+            expected="an Ultralytics detection weights file (.pt)",
+            fix="check the file, or use --detector metalogic-yolo",
+        ) from None
+
+
+@dataclass
+class Tracker:
+    """Tracks objects through one trajectory at a time; ids start again at 1 for each."""
+
+    model: Any
+    conf: float = DEFAULT_CONF
+    tracker: str = "bytetrack.yaml"
+    imgsz: int = 320
+
+    def names(self) -> dict[int, str]:
+        return {int(k): class_atom(v) for k, v in self.model.names.items()}
+
+    def _reset(self) -> None:
+        predictor = getattr(self.model, "predictor", None)
+        for t in getattr(predictor, "trackers", None) or []:
+            t.reset()
+
+    def track(
+        self, traj: Trajectory, states: Sequence[State], progress: Callable[[int], None] | None = None
+    ) -> list[Detection]:
+        assert traj.root is not None
+        self._reset()
+        names = self.names()
+        w, h = traj.image_size
+        out: list[Detection] = []
+        for st in states:
+            res = self.model.track(
+                str(traj.root / st.frame),
+                persist=True,
+                tracker=self.tracker,
+                conf=self.conf,
+                imgsz=self.imgsz,
+                verbose=False,
+            )[0]
+            boxes = res.boxes
+            if boxes is not None and boxes.id is not None:
+                for tid, cls, cf, xyxy in zip(
+                    boxes.id.int().tolist(),
+                    boxes.cls.int().tolist(),
+                    boxes.conf.tolist(),
+                    boxes.xyxy.tolist(),
+                    strict=True,
+                ):
+                    if cf < self.conf:
+                        continue
+                    out.append(
+                        Detection(st.state, int(tid), names[cls], round(cf * 1000), pixel_box(xyxy, w, h))
+                    )
+            if progress:
+                progress(1)
+        return out
+
+    def predict(self, image: Any, state: int, size: tuple[int, int]) -> list[Detection]:
+        """Plain detection of one image (no tracking): for validating a detector."""
+        names = self.names()
+        res = self.model.predict(image, conf=self.conf, imgsz=self.imgsz, verbose=False)[0]
+        b = res.boxes
+        return [
+            Detection(state, i, names[c], round(cf * 1000), pixel_box(xyxy, *size))
+            for i, (c, cf, xyxy) in enumerate(
+                zip(b.cls.int().tolist(), b.conf.tolist(), b.xyxy.tolist(), strict=True)
+            )
+        ]
+
+
+def pixel_box(xyxy: Sequence[float], w: int, h: int) -> tuple[int, int, int, int]:
+    """Continuous box corners to inclusive pixel indices inside the image."""
+    x1, y1, x2, y2 = xyxy
+    return (
+        min(max(round(x1), 0), w - 1),
+        min(max(round(y1), 0), h - 1),
+        min(max(round(x2) - 1, 0), w - 1),
+        min(max(round(y2) - 1, 0), h - 1),
+    )
+
+
+def gt_detections(states: Sequence[State]) -> list[Detection]:
+    """The simulator's boxes as detections (track id = object id), for `--detector gt`."""
+    return [
+        Detection(st.state, b.object, b.cls, 1000, b.box)
+        for st in states
+        for b in st.boxes or []
+        if eligible(b)
+    ]

@@ -1,0 +1,247 @@
+"""The memory's laws, decided by the engines: TRS update, candidate ranking and visit rewards.
+
+The rules live in logic/memory/ (trs, rank, reward; each as a clingo .lp and an SWI-Prolog .pl
+twin). Python only writes the input facts, runs one engine (or both, insisting they agree) and
+reads the result lines back; it never recomputes a score.
+
+SWI-Prolog runs in the process's one shared engine (metalogic.engine.backends), under its lock.
+The memory files are modules of their own, loaded once beside whatever MR rules are loaded, so the
+MR rule swapping of `metalogic check` never touches them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import clingo
+
+from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
+from metalogic.engine.results import split_args
+from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems
+from metalogic.logic import LOGIC_DIR
+
+MEMORY_LOGIC = LOGIC_DIR / "memory"
+PROGRAMS = ("trs", "rank", "reward")
+LOGIC_ENGINES = ("prolog", "clingo", "both")
+DEFAULT_ENGINE = "prolog"  # in-process and fast for the small programs run at every retrieval
+_NEEDS_TABLES = {"reward"}
+_LOADED: set[str] = set()
+
+
+def lp_file(name: str) -> Path:
+    return MEMORY_LOGIC / f"{name}.lp"
+
+
+def pl_file(name: str) -> Path:
+    return MEMORY_LOGIC / f"{name}.pl"
+
+
+def check_engine(engine: str) -> str:
+    if engine not in LOGIC_ENGINES:
+        raise MetalogicError.single(
+            f"unknown logic engine '{engine}'",
+            expected=" or ".join(LOGIC_ENGINES),
+            fix=did_you_mean(engine, LOGIC_ENGINES) or "use --logic prolog",
+        )
+    return engine
+
+
+def run_program(name: str, facts: Sequence[str], engine: str = DEFAULT_ENGINE) -> set[str]:
+    """Run one memory program on ground facts (canonical texts, no final '.'): its result lines.
+
+    With engine 'both' the two engines must produce identical lines."""
+    check_engine(engine)
+    if engine == "both":
+        a, b = _run_clingo(name, facts), _run_prolog(name, facts)
+        if a != b:
+            diff = sorted(a - b)[:3] + sorted(b - a)[:3]
+            raise MetalogicError.single(
+                f"clingo and SWI-Prolog disagree on logic/memory/{name}: " + "; ".join(diff),
+                expected="identical results from the two twins",
+                fix=f"make {name}.lp and {name}.pl agree",
+            )
+        out = a
+    else:
+        out = _run_clingo(name, facts) if engine == "clingo" else _run_prolog(name, facts)
+    errors = sorted(line for line in out if line.startswith("error("))
+    if errors:
+        raise MetalogicError(
+            [
+                Problem(
+                    f"the memory rules ({name}) reject their input: {e[6:-1]}",
+                    where=str(lp_file(name)),
+                    expected="input within the documented ranges",
+                    fix="the bank may be damaged; run 'metalogic memory stats BANK'",
+                )
+                for e in errors[:5]
+            ],
+            more=max(0, len(errors) - 5),
+        )
+    return out
+
+
+def _run_clingo(name: str, facts: Sequence[str]) -> set[str]:
+    log = _Log()
+    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=20)
+    if name in _NEEDS_TABLES:
+        ctl.load(str(SHARED_TABLES))
+    ctl.load(str(lp_file(name)))
+    ctl.add("base", [], "".join(f"{f}.\n" for f in facts))
+    try:
+        ctl.ground([("base", [])])
+    except RuntimeError:
+        raise MetalogicError(
+            clingo_problems(log) or [Problem(f"clingo failed on logic/memory/{name}.lp")]
+        ) from None
+    lines: set[str] = set()
+    ctl.solve(on_model=lambda m: lines.update(str(s) for s in m.symbols(shown=True)))
+    return lines
+
+
+def _run_prolog(name: str, facts: Sequence[str]) -> set[str]:
+    from metalogic.engine.backends import _LOCK, prolog
+
+    with _LOCK:
+        pl = prolog()
+        if name not in _LOADED:
+            _load_module(pl, pl_file(name))
+            _LOADED.add(name)
+        res = pl._call(f"metalogic_memory_{name}:{name}_lines([{','.join(facts)}], Lines)")
+    if not res:
+        raise MetalogicError.single(
+            f"SWI-Prolog found no answer for logic/memory/{name}.pl",
+            expected="a list of result lines",
+            fix="check the rule file",
+        )
+    lines = res[0]["Lines"]
+    assert isinstance(lines, list)
+    return {x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in lines}
+
+
+def _load_module(pl: object, path: Path) -> None:
+    """Load a memory rule module into the shared engine, reporting its warnings as errors."""
+    from metalogic.engine.backends import _esc, _text
+
+    res = pl._call(f"ml_load_rules('{_esc(path)}', M)")  # type: ignore[attr-defined]
+    messages = [_text(m) for m in res[0]["M"]] if res else ["the file could not be loaded"]
+    if messages:
+        raise MetalogicError(
+            [
+                Problem(
+                    f"SWI-Prolog: {m}",
+                    where=str(path),
+                    expected="a rule file that loads cleanly",
+                    fix="fix the clause named",
+                )
+                for m in messages
+            ]
+        )
+
+
+# ---- TRS ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stats:
+    """A card's visit statistics: n visits, cumulative reward c (thousandths), TRS v (millionths)."""
+
+    n: int
+    c: int
+    v: int
+
+
+def trs_update(
+    before: Mapping[int, tuple[int, int]],
+    visits: Iterable[tuple[int, int, int]],
+    engine: str = DEFAULT_ENGINE,
+    params: Mapping[str, int] | None = None,
+) -> dict[int, Stats]:
+    """Statistics after new visits. `before`: card -> (n, c); `visits`: (card, visit key, reward in
+    thousandths). Cards without visits come back unchanged in n and c, with their TRS."""
+    facts = [f"stats({i},{n},{c})" for i, (n, c) in sorted(before.items())]
+    facts += [f"visit({i},{key},{r})" for i, key, r in visits]
+    facts += [f"param_override({k},{v})" for k, v in sorted((params or {}).items())]
+    out: dict[int, Stats] = {}
+    for line in run_program("trs", facts, engine):
+        if line.startswith("trs("):
+            i, n, c, v = (int(x) for x in split_args(line))
+            out[i] = Stats(n, c, v)
+    return out
+
+
+def initial_trs(engine: str = DEFAULT_ENGINE, params: Mapping[str, int] | None = None) -> int:
+    """The TRS of a card nobody has visited yet (v0, in millionths), as the rules define it."""
+    return trs_update({0: (0, 0)}, [], engine, params)[0].v
+
+
+# ---- ranking --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ranked:
+    card: int
+    rank: int  # 1 = best; 0 for a candidate scored but not kept
+    score: int  # millionths of a standard deviation
+    z_sim: int  # thousandths of a standard deviation
+    z_trs: int
+
+
+def rank_candidates(
+    cands: Sequence[tuple[int, int, int]], *, eta: int, k: int, floor: int, engine: str = DEFAULT_ENGINE
+) -> list[Ranked]:
+    """Rank candidates (card, similarity in millionths, TRS in millionths); eta and floor in
+    thousandths. Returns every candidate above the floor, kept ones first in rank order."""
+    if not cands:
+        return []
+    facts = [f"cand({i},{s},{v})" for i, s, v in cands]
+    facts += [
+        f"param_override(rank_eta,{eta})",
+        f"param_override(rank_k,{k})",
+        f"param_override(rank_floor,{floor})",
+    ]
+    picks: dict[int, int] = {}
+    scored: dict[int, tuple[int, int, int]] = {}
+    for line in run_program("rank", facts, engine):
+        args = [int(x) for x in split_args(line)]
+        if line.startswith("pick("):
+            picks[args[0]] = args[1]
+        elif line.startswith("scored("):
+            scored[args[0]] = (args[1], args[2], args[3])
+    rows = [Ranked(i, picks.get(i, 0), s[2], s[0], s[1]) for i, s in scored.items()]
+    return sorted(rows, key=lambda r: (r.rank == 0, r.rank, r.card))
+
+
+# ---- rewards --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What is known about one answer: its type, the answer, the truth and/or its MR test cases."""
+
+    query: str  # canonical text of the query id
+    answer_type: str
+    given: str  # canonical text of the answer value
+    truth: str | None = None
+    cases: tuple[int, int] | None = None  # (test cases involving the answer, violated)
+
+
+def rewards(
+    evidence: Sequence[Evidence], engine: str = DEFAULT_ENGINE, params: Mapping[str, int] | None = None
+) -> dict[tuple[str, str], int]:
+    """(query, verifier) -> reward in thousandths, for verifier 'truth' and 'mr' where decidable."""
+    facts: list[str] = []
+    for e in evidence:
+        facts += [f"given({e.query},{e.given})", f"answer_type({e.query},{e.answer_type})"]
+        if e.truth is not None:
+            facts.append(f"truth({e.query},{e.truth})")
+        if e.cases is not None:
+            facts.append(f"cases({e.query},{e.cases[0]},{e.cases[1]})")
+    facts += [f"param_override({k},{v})" for k, v in sorted((params or {}).items())]
+    out: dict[tuple[str, str], int] = {}
+    for line in run_program("reward", facts, engine):
+        if line.startswith("reward("):
+            q, verifier, r = split_args(line)
+            out[(q, verifier)] = int(r)
+    return out

@@ -1,0 +1,186 @@
+"""The simulator: real PyBullet renders with exact ground truth (poses, intrinsics, boxes)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from helpers import run_cli
+from metalogic.extract import simulate as sim
+from metalogic.extract.agent import actions
+from metalogic.extract.trajectory import load_trajectory
+
+STEP = {"household": 250, "tabletop": 50, "drone": 1000}
+
+
+def _simulate(out: Path, scenario: str, steps: int, seed: int, size: str = "160x120") -> Path:
+    code, stdout, err = run_cli(
+        "simulate",
+        "--scenario",
+        scenario,
+        "--episodes",
+        "1",
+        "--steps",
+        str(steps),
+        "--seed",
+        str(seed),
+        "--out",
+        str(out),
+        "--size",
+        size,
+    )
+    assert code == 0, err
+    assert stdout == f"wrote 1 trajectories to {out}: {scenario}_s{seed}_e1\n"
+    return out / f"{scenario}_s{seed}_e1"
+
+
+def _states(folder: Path) -> list[dict]:
+    return [json.loads(line) for line in (folder / "states.jsonl").read_text().splitlines()]
+
+
+def _expected_delta(pose: dict, action: str, step: int) -> tuple[int, int, int, int]:
+    """What an action must do to a pose, written out per action (not taken from the code under test)."""
+    yaw = math.radians(pose["yaw_deg"])
+    fx, fy = round(math.cos(yaw)), round(math.sin(yaw))  # heading
+    rx, ry = fy, -fx  # right of the heading
+    table = {
+        "move_forward": (fx, fy, 0, 0),
+        "move_backward": (-fx, -fy, 0, 0),
+        "move_right": (rx, ry, 0, 0),
+        "move_left": (-rx, -ry, 0, 0),
+        "move_up": (0, 0, 1, 0),
+        "move_down": (0, 0, -1, 0),
+        "turn_left": (0, 0, 0, 90),
+        "turn_right": (0, 0, 0, -90),
+    }
+    dx, dy, dz, dyaw = table[action]
+    return dx * step, dy * step, dz * step, dyaw
+
+
+@pytest.mark.parametrize(("scenario", "seed"), [("household", 3), ("tabletop", 2), ("drone", 4)])
+def test_every_action_moves_the_pose_exactly(tmp_path: Path, scenario: str, seed: int) -> None:
+    folder = _simulate(tmp_path, scenario, 10, seed)
+    t = load_trajectory(folder)
+    states = _states(folder)
+    assert t.step_mm == STEP[scenario] and t.scenario == scenario
+    seen = set()
+    for a, b in itertools.pairwise(states):
+        act = a["action"]
+        assert act is not None
+        seen.add(act)
+        dx, dy, dz, dyaw = _expected_delta(a["pose"], act, STEP[scenario])
+        p, q = a["pose"], b["pose"]
+        assert (q["x_mm"] - p["x_mm"], q["y_mm"] - p["y_mm"], q["z_mm"] - p["z_mm"]) == (dx, dy, dz), act
+        assert (q["yaw_deg"] - p["yaw_deg"]) % 360 == dyaw % 360, act
+    assert states[-1]["action"] is None
+    moves = {a for a in seen if a.startswith("move_")}
+    assert moves, "the episode should move"
+    if scenario != "tabletop":
+        assert {"move_forward"} <= seen and seen & {"turn_left", "turn_right"}, seen
+
+
+def test_household_camera_height_and_drone_camera_pitch(tmp_path: Path) -> None:
+    hh = _states(_simulate(tmp_path, "household", 2, 1))
+    assert all(1200 <= s["pose"]["z_mm"] <= 1500 for s in hh)
+    assert all(-25 <= s["camera_pose"]["pitch_deg"] <= -15 for s in hh)
+    dr = _states(_simulate(tmp_path, "drone", 2, 1))
+    assert all(-40 <= s["camera_pose"]["pitch_deg"] <= -30 for s in dr)
+    tt = _states(_simulate(tmp_path, "tabletop", 3, 1))
+    assert len({json.dumps(s["camera_pose"]) for s in tt}) == 1  # the tabletop camera is fixed
+    assert len({json.dumps(s["pose"]) for s in tt}) > 1  # while the gripper moves
+
+
+def _project(cam: dict, intr: dict, point: tuple[float, float, float]) -> tuple[float, float] | None:
+    """Pinhole projection, written independently of the renderer: z up, yaw from +x, pitch up."""
+    yaw, pitch = math.radians(cam["yaw_deg"]), math.radians(cam["pitch_deg"])
+    fwd = np.array([math.cos(pitch) * math.cos(yaw), math.cos(pitch) * math.sin(yaw), math.sin(pitch)])
+    right = np.array([math.sin(yaw), -math.cos(yaw), 0.0])
+    up = np.cross(right, fwd)
+    d = np.array(point) - np.array([cam["x_mm"], cam["y_mm"], cam["z_mm"]], dtype=float)
+    depth = d @ fwd
+    if depth <= 0:
+        return None
+    return intr["cx"] + intr["fx"] * (d @ right) / depth, intr["cy"] - intr["fy"] * (d @ up) / depth
+
+
+@pytest.mark.parametrize("scenario", ["household", "tabletop", "drone"])
+def test_boxes_agree_with_poses_and_intrinsics(tmp_path: Path, scenario: str) -> None:
+    """An object's centre, projected with the recorded camera pose and intrinsics, falls inside
+    the box the segmentation mask gave it: poses, intrinsics and boxes describe one geometry."""
+    folder = _simulate(tmp_path, scenario, 4, 6, size="320x240")
+    t = load_trajectory(folder)
+    centre = {o.id: o.position_mm for o in t.objects}
+    inside = checked = 0
+    for st in _states(folder):
+        for b in st["boxes"]:
+            x1, y1, x2, y2 = b["box"]
+            assert 0 <= x1 <= x2 < 320 and 0 <= y1 <= y2 < 240
+            assert b["truncated"] == (x1 == 0 or y1 == 0 or x2 == 319 or y2 == 239)
+            if b["truncated"] or b["pixels"] < 200:
+                continue
+            uv = _project(st["camera_pose"], t.camera, centre[b["object"]])
+            assert uv is not None
+            checked += 1
+            inside += x1 - 2 <= uv[0] <= x2 + 3 and y1 - 2 <= uv[1] <= y2 + 3
+    assert checked >= 3
+    assert inside >= 0.9 * checked, (inside, checked)
+
+
+def test_same_seed_same_trajectory(tmp_path: Path) -> None:
+    a = _simulate(tmp_path / "a", "household", 3, 9)
+    b = _simulate(tmp_path / "b", "household", 3, 9)
+    assert (a / "states.jsonl").read_text() == (b / "states.jsonl").read_text()
+    assert all((a / "frames" / f.name).read_bytes() == f.read_bytes() for f in (b / "frames").iterdir())
+    c = _simulate(tmp_path / "c", "household", 3, 10)
+    assert (a / "states.jsonl").read_text() != (c / "states.jsonl").read_text()
+
+
+def test_failed_episode_leaves_nothing_and_keeps_earlier_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "traj"
+    real = sim.simulate_episode
+
+    def crash_in_episode_two(scenario, seed, episode, steps, out_dir, cam, on_frame=None):
+        if episode == 2:
+
+            def boom(n: int) -> None:
+                raise KeyboardInterrupt  # e.g. the user pressed Ctrl-C mid-episode
+
+            return real(scenario, seed, episode, steps, out_dir, cam, boom)
+        return real(scenario, seed, episode, steps, out_dir, cam, on_frame)
+
+    monkeypatch.setattr(sim, "simulate_episode", crash_in_episode_two)
+    with pytest.raises(KeyboardInterrupt):
+        sim.simulate_episodes(
+            "drone", episodes=3, steps=2, seed=0, out=out, width=96, height=72, progress=False
+        )
+    assert sorted(p.name for p in out.iterdir()) == ["drone_s0_e1"]  # no partial episode 2, no temp folder
+    assert load_trajectory(out / "drone_s0_e1").n_states == 3
+
+
+def test_action_names_come_from_the_answer_vocabulary() -> None:
+    from metalogic.engine.vocab import vocabulary
+
+    v = vocabulary()
+    for name, a in actions().items():
+        kind, _, word = name.partition("_")
+        if kind == "move":
+            assert v.vectors[("move", word)] == a.vector
+        else:
+            assert kind == "turn" and v.turns[word] % 4 == a.quarter_turns % 4
+    assert {"move_forward", "move_up", "turn_left", "turn_right"} <= set(actions())
+
+
+def test_bad_size_is_a_clear_error(tmp_path: Path) -> None:
+    code, _, err = run_cli("simulate", "--scenario", "drone", "--out", str(tmp_path), "--size", "320by240")
+    assert code == 2
+    assert err == (
+        "error: bad frame size '320by240'\n  expected: WIDTHxHEIGHT in pixels, e.g. 320x240\n"
+        "  fix: write the size as --size 320x240\n"
+    )
