@@ -8,7 +8,7 @@ setup:
 	@bash scripts/setup.sh
 
 demo: setup
-	$(VENV)/metalogic check examples/facts/ --engine both --out out/demo
+	$(VENV)/metalogic demo --out out/demo
 
 test: setup
 	$(VENV)/pytest -q

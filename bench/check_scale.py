@@ -13,9 +13,9 @@ string.
 
 Measured per size, in one run: clingo as one `check` in one process, phase by phase (reading the
 facts in Python, parsing the program, grounding, solving, turning the model into result lines and
-those into rows); clingo on the same facts split into shards of whole trajectories (subfolders of
-about --shard-answers answers each) checked by a pool of --workers processes, the per-trajectory
-sharding of DESIGN section 10; SWI-Prolog as one `check`; and the naive baseline, ONE MR (MR2
+those into rows); `metalogic check --workers N` on the same facts (shards of whole trajectories
+checked by N processes, the per-trajectory sharding of DESIGN section 10, from reading the facts
+to the rows); SWI-Prolog as one `check`; and the naive baseline, ONE MR (MR2
 symmetry on map directions) as a Python loop over its test cases on facts parsed line by line (it
 exists only here). One clingo process needs about 12 GB for 1M answers, so by default sizes above
 --one-process-limit (100k) and --prolog-limit (100k) run sharded only.
@@ -38,9 +38,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -311,54 +309,20 @@ def measure_clingo(folder: Path) -> dict[str, Any]:
     }
 
 
-_WORKER_RULES: Any = None
-
-
-def _warm_worker() -> None:
-    """Each worker loads the rule set once (about a second), as a sharded check would."""
-    global _WORKER_RULES
-    from metalogic.engine.rules import load_ruleset
-
-    _WORKER_RULES = load_ruleset()
-
-
-def _check_shard(folder: str) -> tuple[int, int, float]:
-    """The steps of `metalogic check` for one shard: read the facts, run clingo, stop on input
-    errors, turn the result lines into rows."""
-    from metalogic.engine.backends import run_engine
-    from metalogic.engine.check import input_errors
-    from metalogic.engine.facts import read_facts
-    from metalogic.engine.results import parse_output
-
-    t0 = time.perf_counter()
-    facts = read_facts(folder)
-    out = run_engine("clingo", _WORKER_RULES, facts.program(), {})
-    if out.lines["input_error"]:
-        raise input_errors(out, facts)
-    rows = parse_output(out)
-    return len(rows.testcases), len(rows.violations), time.perf_counter() - t0
-
-
 def measure_sharded(folder: Path, workers: int) -> dict[str, Any]:
-    """`metalogic check` run on each shard (a group of whole trajectories) in a pool of worker
-    processes: the per-trajectory sharding DESIGN section 10 asks for, done here by the bench."""
-    shards = sorted(str(p) for p in folder.iterdir() if p.is_dir())
-    t0 = time.perf_counter()
-    with ProcessPoolExecutor(workers, mp_context=get_context("spawn"), initializer=_warm_worker) as pool:
-        list(pool.map(time.sleep, [0.01] * workers))
-        t_start = time.perf_counter() - t0
-        t1 = time.perf_counter()
-        parts = list(pool.map(_check_shard, shards))
-        wall = time.perf_counter() - t1
+    """`metalogic check --workers N`: the facts split into shards of whole trajectories, checked
+    by N processes (engine/shards.py, the per-trajectory sharding of DESIGN section 10), timed
+    from reading the facts to the result rows, pool start-up included."""
+    from metalogic.engine.check import run_check
+    from metalogic.engine.shards import split_by_trajectory
+
+    res, total = timed(lambda: run_check(str(folder), workers=workers))
     return {
         "workers": workers,
-        "shards": len(shards),
-        "total": wall,
-        "pool_start": t_start,
-        "sum_of_shards": sum(p[2] for p in parts),
-        "slowest_shard": max(p[2] for p in parts),
-        "testcases": sum(p[0] for p in parts),
-        "violations": sum(p[1] for p in parts),
+        "shards": len(split_by_trajectory(res.facts.facts, workers)),
+        "total": total,
+        "testcases": len(res.rows.testcases),
+        "violations": len(res.rows.violations),
     }
 
 

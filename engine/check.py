@@ -140,7 +140,10 @@ def run_check(
     rules_dirs: Sequence[str] = (),
     settings: Sequence[str] = (),
     agents: Sequence[str] = (),
+    workers: int = 1,
 ) -> CheckResult:
+    """Check the facts under `folder`. With workers > 1 the facts are split into shards of whole
+    trajectories checked by that many processes (engine/shards.py); the result is the same."""
     if engine not in ENGINE_CHOICES:
         raise MetalogicError.single(
             f"unknown engine '{engine}'",
@@ -153,8 +156,13 @@ def run_check(
     engines = list(ENGINES) if engine == "both" else [engine]
     if "prolog" in engines:
         verify_prolog_twins(rules)
-    program = facts.program()
-    outputs = [run_engine(e, rules, program, params) for e in engines]
+    if workers > 1:
+        from metalogic.engine.shards import run_sharded
+
+        outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers) for e in engines]
+    else:
+        program = facts.program()
+        outputs = [run_engine(e, rules, program, params) for e in engines]
     if len(outputs) == 2:
         ensure_agreement(outputs[0], outputs[1])
     out = outputs[0]

@@ -112,6 +112,13 @@ engine_option = click.option(
     help="Compare the violations with the '% expect: violation(...)' lines of the facts files; "
     "exit 1 on any difference (rule tests written as data).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Check shards of whole trajectories in this many processes (same result, faster on large runs).",
+)
 def check(
     facts_dir: str,
     engine: str,
@@ -121,6 +128,7 @@ def check(
     out_dir: str | None,
     formats: tuple[str, ...],
     expect: bool,
+    workers: int,
 ) -> None:
     """Check answer facts: print SC scores; with --out, write violations (with the facts behind
     each one) and scores.
@@ -131,7 +139,9 @@ def check(
     from metalogic.engine.check import run_check
 
     fmts = tables.parse_formats(formats)
-    res = run_check(facts_dir, engine=engine, rules_dirs=rules_dirs, settings=settings, agents=agents)
+    res = run_check(
+        facts_dir, engine=engine, rules_dirs=rules_dirs, settings=settings, agents=agents, workers=workers
+    )
     df = tables.scores_frame(res)
     click.echo(tables.render_scores(df))
     n_viol = len(res.rows.violations)

@@ -171,14 +171,14 @@ class Runner:
 
         def act(_old: dict[str, Any]) -> str:
             from metalogic.extract.pipeline import run_extract
+            from metalogic.extract.tracking import DETECTORS
 
             shutil.rmtree(facts, ignore_errors=True)
             opts: dict[str, Any] = {}
             if cfg.get("detector") not in (None, "default"):
                 det = str(cfg["detector"])
-                opts["detector"] = (
-                    det if det == "gt" else str((self.cfg.path.resolve().parent / det).resolve())
-                )
+                named = det == "gt" or det in DETECTORS  # names pass as they are; paths are the config's
+                opts["detector"] = det if named else str((self.cfg.path.resolve().parent / det).resolve())
             if "conf" in cfg:
                 opts["conf"] = float(cfg["conf"])
             if "imgsz" in cfg:

@@ -331,7 +331,15 @@ PREDICATES: tuple[Predicate, ...] = (
     _p(
         "scene",
         "truncated",
-        "the box of O in state S touches the image border",
+        "the box of O in state S reaches the image border (within 2 pixels), so the border may cut it",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("O", ID, "track id"),
+    ),
+    _p(
+        "scene",
+        "occluded",
+        "something nearer hides part of O in state S, so its box may be smaller than the object",
         ("T", ID, "trajectory id"),
         ("S", STATE, "state index"),
         ("O", ID, "track id"),

@@ -43,9 +43,21 @@ def eligible(b: Box) -> bool:
     return b.pixels >= MIN_PIXELS and x2 - x1 + 1 >= MIN_SIDE_PX and y2 - y1 + 1 >= MIN_SIDE_PX
 
 
-def touches_border(box: Sequence[int], size: tuple[int, int]) -> bool:
+# A box this close to the image border may be cut by it: anti-aliased silhouettes and detector
+# boxes rarely end exactly on the first or last pixel.
+BORDER_MARGIN_PX = 2
+
+
+def touches_border(box: Sequence[int], size: tuple[int, int], margin: int = BORDER_MARGIN_PX) -> bool:
     w, h = size
-    return box[0] <= 0 or box[1] <= 0 or box[2] >= w - 1 or box[3] >= h - 1
+    return box[0] <= margin or box[1] <= margin or box[2] >= w - 1 - margin or box[3] >= h - 1 - margin
+
+
+def overlapping(box: Sequence[int], others: Sequence[Sequence[int]]) -> bool:
+    """Whether `box` shares a pixel with any of `others` (then one of them may hide the other)."""
+    return any(
+        min(box[2], o[2]) >= max(box[0], o[0]) and min(box[3], o[3]) >= max(box[1], o[1]) for o in others
+    )
 
 
 @dataclass

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from metalogic.engine.terms import Atom, Fun, Str, Term, text
-from metalogic.extract.boxes import Detection, touches_border
+from metalogic.extract.boxes import Detection, overlapping, touches_border
 from metalogic.extract.evaluate import track_objects
 from metalogic.extract.trajectory import State, Trajectory
 
@@ -74,14 +74,40 @@ def scene_facts(
         lines.append(_fact("frame", t, st.state, Str((rel_root / st.frame).as_posix())))
         if st.action:
             lines.append(_fact("action", t, st.state, Atom(st.action)))
+    hidden = occluded_detections(states, dets)
     for d in sorted(dets, key=lambda d: (d.state, str(d.track))):
         lines.append(_fact("detection", t, d.state, ident(d.track), Atom(d.cls), d.conf_milli, *d.box))
         if touches_border(d.box, traj.image_size):
             lines.append(_fact("truncated", t, d.state, ident(d.track)))
+        if (d.state, d.track) in hidden:
+            lines.append(_fact("occluded", t, d.state, ident(d.track)))
     for o in persistent_tracks(dets, len(states), min_states):
         lines.append(_fact("persistent", t, ident(o)))
     lines += truth_facts(traj, states, dets)
     return "\n".join(lines) + "\n"
+
+
+def occluded_detections(states: Sequence[State], dets: Sequence[Detection]) -> set[tuple[int, int | str]]:
+    """(state, track) of the detections whose object is partly hidden by something nearer. Where
+    the simulator recorded boxes, its depth test decides (through the ground-truth object the
+    track follows); elsewhere a box that overlaps another detection's box counts as hidden, since
+    either of the two may cover the other."""
+    gt = {st.state: {b.object: b for b in st.boxes} for st in states if st.boxes is not None}
+    ties = track_objects(states, dets) if gt else {}
+    by_state: dict[int, list[Detection]] = {}
+    for d in dets:
+        by_state.setdefault(d.state, []).append(d)
+    out = set()
+    for d in dets:
+        if d.state in gt:
+            obj = d.track if isinstance(d.track, str) else ties.get(d.track)
+            box = gt[d.state].get(obj) if obj is not None else None
+            hidden = box is not None and box.occluded
+        else:
+            hidden = overlapping(d.box, [o.box for o in by_state[d.state] if o is not d])
+        if hidden:
+            out.add((d.state, d.track))
+    return out
 
 
 def truth_facts(traj: Trajectory, states: Sequence[State], dets: Sequence[Detection]) -> list[str]:

@@ -77,6 +77,7 @@ class Box:
     box: tuple[int, int, int, int]
     pixels: int  # visible pixels of the object in the segmentation mask
     truncated: bool
+    occluded: bool = False  # something nearer hides part of the object
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -85,6 +86,7 @@ class Box:
             "box": list(self.box),
             "pixels": self.pixels,
             "truncated": self.truncated,
+            "occluded": self.occluded,
         }
 
 
@@ -381,6 +383,7 @@ def _state(d: Any, expect: int) -> State:
                 tuple(int(v) for v in b["box"]),  # type: ignore[arg-type]
                 int(b.get("pixels", 0)),
                 bool(b.get("truncated", False)),
+                bool(b.get("occluded", False)),
             )
             for b in d["boxes"]
         ]

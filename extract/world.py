@@ -244,23 +244,55 @@ class World:
         target = eye + np.array(look_dir(cam_pose.yaw_deg, cam_pose.pitch_deg))
         view = self.p.computeViewMatrix(eye.tolist(), target.tolist(), [0, 0, 1])
         w, h = self.cam.width, self.cam.height
-        _, _, rgba, _, seg = self.p.getCameraImage(
+        _, _, rgba, zbuf, seg = self.p.getCameraImage(
             w, h, view, self._proj, renderer=self.pb.ER_TINY_RENDERER, shadow=1, **self.light
         )
         rgb = np.asarray(rgba, dtype=np.uint8).reshape(h, w, 4)[:, :, :3]
+        # The z-buffer holds normalised OpenGL depths; keep metric distances for occlusion tests.
+        z = np.asarray(zbuf, dtype=np.float64).reshape(h, w)
+        near, far = self.cam.near, self.cam.far
+        self.last_depth = far * near / (far - (far - near) * z)
         return np.ascontiguousarray(rgb), np.asarray(seg, dtype=np.int64).reshape(h, w)
 
     def gt_boxes(self, seg: np.ndarray) -> list[Box]:
-        """One box per labelled object visible in the mask: the extent of its visible pixels."""
+        """One box per labelled object visible in the mask: the extent of its visible pixels,
+        flagged when the border cuts it or something nearer hides part of it (from the depth of
+        the last render)."""
         out = []
         size = (self.cam.width, self.cam.height)
+        depth = getattr(self, "last_depth", None)
         ids, counts = np.unique(seg, return_counts=True)
         for uid, n in zip(ids.tolist(), counts.tolist(), strict=True):
             obj = self.uid_obj.get(int(uid) & ((1 << 24) - 1))
             if obj is None:
                 continue
-            ys, xs = np.nonzero(seg == uid)
+            mask = seg == uid
+            ys, xs = np.nonzero(mask)
             bx = (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max()))
-            out.append(Box(obj.id, obj.cls, bx, int(n), touches_border(bx, size)))
+            hidden = depth is not None and hidden_by_nearer(mask, seg, depth)
+            out.append(Box(obj.id, obj.cls, bx, int(n), touches_border(bx, size), hidden))
         out.sort(key=lambda b: int(b.object[1:]))
         return out
+
+
+# A neighbour this much nearer than the object's own edge pixel hides part of the object. Where an
+# object stands on a floor or table the depth is continuous across the contact, so the support
+# in front of it does not count.
+OCCLUSION_GAP_M = 0.03
+OCCLUSION_GAP_REL = 0.03
+
+
+def hidden_by_nearer(mask: np.ndarray, seg: np.ndarray, depth: np.ndarray) -> bool:
+    """Whether some pixel on the outline of `mask` borders a pixel of another body that is
+    clearly nearer to the camera: that body covers part of the object."""
+    h, w = mask.shape
+    pad_mask = np.pad(mask, 1, constant_values=False)
+    pad_seg = np.pad(seg, 1, constant_values=-1)
+    pad_depth = np.pad(depth, 1, constant_values=np.inf)
+    nearer = depth - np.maximum(OCCLUSION_GAP_M, OCCLUSION_GAP_REL * depth)
+    for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        window = (slice(1 + dy, 1 + dy + h), slice(1 + dx, 1 + dx + w))
+        other = ~pad_mask[window] & (pad_seg[window] >= 0)
+        if np.any(mask & other & (pad_depth[window] < nearer)):
+            return True
+    return False

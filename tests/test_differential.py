@@ -183,6 +183,8 @@ class World:
                     self.lines.append(f"detection({self.t},{s},{o},obj,500,0,0,5,{y1 + 3}).")
                 if rng.random() < 0.2:
                     self.lines.append(f"truncated({self.t},{s},{o}).")
+                if rng.random() < 0.1:
+                    self.lines.append(f"occluded({self.t},{s},{o}).")
 
 
 def random_settings(rng: random.Random) -> list[str]:

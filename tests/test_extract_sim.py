@@ -184,3 +184,50 @@ def test_bad_size_is_a_clear_error(tmp_path: Path) -> None:
         "error: bad frame size '320by240'\n  expected: WIDTHxHEIGHT in pixels, e.g. 320x240\n"
         "  fix: write the size as --size 320x240\n"
     )
+
+
+def test_occlusion_needs_a_clearly_nearer_neighbour() -> None:
+    from metalogic.extract.world import hidden_by_nearer
+
+    seg = np.full((6, 6), -1)
+    seg[1:4, 1:4] = 5  # the object, 2 m away
+    depth = np.full((6, 6), 9.0)
+    depth[1:4, 1:4] = 2.0
+    mask = seg == 5
+    assert not hidden_by_nearer(mask, seg, depth)  # only far background around it
+    seg[4, 1:4], depth[4, 1:4] = 7, 2.01  # the floor it stands on: continuous depth
+    assert not hidden_by_nearer(mask, seg, depth)
+    seg[0, 2], depth[0, 2] = 8, 2.5  # a farther body behind its top
+    assert not hidden_by_nearer(mask, seg, depth)
+    seg[2, 4], depth[2, 4] = 9, 1.5  # a nearer body at its right edge hides part of it
+    assert hidden_by_nearer(mask, seg, depth)
+
+
+def test_tabletop_arm_occludes_and_extract_flags_it(tmp_path: Path) -> None:
+    traj = _simulate(tmp_path / "traj", "tabletop", 8, 0, size="320x240")
+    boxes = [b for st in load_trajectory(traj).states() for b in st.boxes or []]
+    hidden = [b for b in boxes if b.occluded]
+    assert 0 < len(hidden) < len(boxes)
+    code, _, err = run_cli(
+        "extract", str(tmp_path / "traj"), "--out", str(tmp_path / "facts"), "--detector", "gt"
+    )
+    assert code == 0, err
+    facts = (tmp_path / "facts" / f"{traj.name}.lp").read_text()
+    assert facts.count("\noccluded(") == len(hidden)
+
+
+def test_boxes_near_the_border_are_truncated_and_overlaps_count_without_ground_truth() -> None:
+    from metalogic.extract.boxes import Detection, touches_border
+    from metalogic.extract.scene_facts import occluded_detections
+    from metalogic.extract.trajectory import State
+
+    assert touches_border((1, 50, 40, 90), (320, 240))  # one pixel in from the left edge
+    assert touches_border((10, 50, 40, 237), (320, 240))  # two pixels above the bottom edge
+    assert not touches_border((3, 3, 316, 236), (320, 240))
+    states = [State(0, "000000.png")]
+    dets = [
+        Detection(0, 1, "mug", 900, (10, 10, 50, 50)),
+        Detection(0, 2, "duck", 900, (50, 40, 90, 80)),  # shares the pixel (50, 40..50) with track 1
+        Detection(0, 3, "ball", 900, (200, 10, 230, 40)),
+    ]
+    assert occluded_detections(states, dets) == {(0, 1), (0, 2)}

@@ -7,7 +7,9 @@ mr_serves(mr5, sc3b).
 param_default(eps, 100, "MR5 relative tolerance, in thousandths (100 = 0.1)").
 param_scale(eps, 1000).  % -c eps=0.1 means 100 thousandths
 
-px_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T, S, O), Y2 > Y1, H is Y2 - Y1.
+% Pixel height of a box that shows the whole object (not truncated, not occluded).
+px_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T, S, O), \+ occluded(T, S, O),
+    Y2 > Y1, H is Y2 - Y1.
 
 % Whole pixels can move S1/S2 by up to (S1 + S2) / ((2 S2 - 1) S2): only pairs where that stays
 % below eps are test cases.

@@ -1,0 +1,157 @@
+"""Checking in shards of whole trajectories, in parallel processes.
+
+Every test case lies inside one trajectory: each MR joins queries that share the trajectory, and
+so do the input checks (a query id reused across trajectories ties those trajectories together
+here). The facts therefore split by trajectory into shards that the engines check independently,
+and the shards' result lines together are the lines of one big run:
+
+- test cases, violations, explanations, per-trajectory, per-object and per-answer rows and input
+  errors belong to one shard each, and are simply collected;
+- score, score_mr and invalid_cases count per agent over all trajectories: each shard counts its
+  own cases and the counts are added;
+- the engines write a count row for every agent they know (score_mr: for every MR and capability
+  with cases; score_traj/score_object: for every trajectory/object), zero where the agent has no
+  case there; a shard only knows the agents that answered in it, so those zero rows are added back.
+
+No rule is evaluated here: the shards' engines do all the logic, this module only moves facts and
+result lines. tests/test_shards.py checks that sharded and unsharded runs give identical lines.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+from metalogic.engine.backends import RESULTS, EngineOutput, run_engine
+from metalogic.engine.results import split_args
+from metalogic.engine.rules import RuleSet, load_ruleset
+
+SHARD_FACTS = 100_000  # shards stay about this small, so memory per process stays bounded
+_BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
+SUMMED = {"score": 2, "score_mr": 3, "invalid_cases": 2}  # kind -> number of key arguments
+
+
+def _name(fact: str) -> str:
+    return fact[: fact.index("(")].strip() if "(" in fact else fact.strip()
+
+
+def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
+    """Facts grouped into at most `shards` lists of whole trajectories, of similar sizes."""
+    parent: dict[str, str] = {}
+
+    def find(t: str) -> str:
+        while parent.setdefault(t, t) != t:
+            parent[t] = parent[parent[t]]
+            t = parent[t]
+        return t
+
+    query_traj: dict[str, str] = {}
+    owner: list[str | None] = []  # the trajectory of each fact, or None (resolved below)
+    for fact in facts:
+        name = _name(fact)
+        if name in _BY_QUERY:
+            owner.append(None)
+            continue
+        args = split_args(fact) if "(" in fact else []
+        if name == "query":
+            content = args[1].strip() if len(args) > 1 else ""
+            t = split_args(content)[0].strip() if "(" in content else ""
+            q = args[0].strip()
+            if q in query_traj and t:
+                parent[find(t)] = find(query_traj[q])  # one id, two trajectories: keep them together
+            elif t:
+                query_traj[q] = t
+            owner.append(t or None)
+        else:
+            owner.append(args[0].strip() if args else None)
+    groups: dict[str, list[str]] = defaultdict(list)
+    orphans: list[str] = []
+    for fact, t in zip(facts, owner, strict=True):
+        if t is None and _name(fact) in _BY_QUERY:
+            args = split_args(fact)
+            t = query_traj.get(args[1 if _name(fact) != "form" else 0].strip())
+        if t is None:
+            orphans.append(fact)  # e.g. an answer to a query that does not exist: one shard reports it
+        else:
+            groups[find(t)].append(fact)
+    bins: list[list[str]] = [[] for _ in range(max(1, min(shards, len(groups))))]
+    for _, group in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        min(bins, key=len).extend(group)
+    bins[0].extend(orphans)
+    return [b for b in bins if b] or [[]]
+
+
+_RULES: RuleSet | None = None
+
+
+def _init_worker(rules_dirs: Sequence[str]) -> None:
+    global _RULES
+    _RULES = load_ruleset(rules_dirs)
+
+
+def _check_shard(engine: str, facts: list[str], params: Mapping[str, int]) -> EngineOutput:
+    assert _RULES is not None
+    return run_engine(engine, _RULES, "".join(f"{f}.\n" for f in facts), params)
+
+
+def run_sharded(
+    engine: str,
+    rules_dirs: Sequence[str],
+    facts: Sequence[str],
+    params: Mapping[str, int],
+    workers: int,
+) -> EngineOutput:
+    """The engine's output for `facts`, computed in shards by `workers` processes."""
+    parts = split_by_trajectory(facts, max(workers, -(-len(facts) // SHARD_FACTS)))
+    # A fresh interpreter per worker: SWI-Prolog and clingo state must not be inherited by fork.
+    with ProcessPoolExecutor(
+        max_workers=min(workers, len(parts)),
+        mp_context=get_context("spawn"),
+        initializer=_init_worker,
+        initargs=(list(rules_dirs),),
+    ) as pool:
+        outs = list(pool.map(_check_shard, [engine] * len(parts), parts, [params] * len(parts)))
+    return merge_outputs(engine, outs)
+
+
+def merge_outputs(engine: str, outs: Iterable[EngineOutput]) -> EngineOutput:
+    merged = EngineOutput(engine)
+    sums: dict[str, dict[tuple[str, ...], list[int]]] = {k: defaultdict(lambda: [0, 0]) for k in SUMMED}
+    for out in outs:
+        for kind, lines in out.lines.items():
+            if kind not in SUMMED:
+                merged.lines[kind] |= lines
+                continue
+            keys = SUMMED[kind]
+            for line in lines:
+                args = split_args(line)
+                total = sums[kind][tuple(args[:keys])]
+                for i, v in enumerate(args[keys:]):
+                    total[i] += int(v)
+    for kind, keys in SUMMED.items():
+        for key, total in sums[kind].items():
+            values = total[: RESULTS[kind] - keys]
+            merged.lines[kind].add(f"{kind}({','.join((*key, *map(str, values)))})")
+    _add_zero_rows(merged)
+    return merged
+
+
+def _add_zero_rows(out: EngineOutput) -> None:
+    """The rows an unsharded run writes for agents with no case in some place (see above)."""
+    lines = out.lines
+    agents = {split_args(x)[0] for x in lines["score"]}
+    groups = {
+        "score_mr": (5, 2),  # kind: (arguments, key arguments after the agent)
+        "score_traj": (4, 1),
+        "score_object": (5, 2),
+    }
+    for kind, (arity, keys) in groups.items():
+        have = {tuple(split_args(x)[: 1 + keys]) for x in lines[kind]}
+        places = {k[1:] for k in have}
+        for ag in agents:
+            for place in places:
+                if (ag, *place) not in have:
+                    zeros = ",".join(["0"] * (arity - 1 - keys))
+                    lines[kind].add(f"{kind}({','.join((ag, *place))},{zeros})")
