@@ -14,7 +14,7 @@ string.
 Measured per size, in one run: clingo as one `check` in one process, phase by phase (reading the
 facts in Python, parsing the program, grounding, solving, turning the model into result lines and
 those into rows); `metalogic check --workers N` on the same facts (shards of whole trajectories
-checked by N processes, the per-trajectory sharding of DESIGN section 10, from reading the facts
+checked by N processes, sharded per trajectory, from reading the facts
 to the rows); SWI-Prolog as one `check`; and the naive baseline, ONE MR (MR2
 symmetry on map directions) as a Python loop over its test cases on facts parsed line by line (it
 exists only here). One clingo process needs about 12 GB for 1M answers, so by default sizes above
@@ -311,15 +311,15 @@ def measure_clingo(folder: Path) -> dict[str, Any]:
 
 def measure_sharded(folder: Path, workers: int) -> dict[str, Any]:
     """`metalogic check --workers N`: the facts split into shards of whole trajectories, checked
-    by N processes (engine/shards.py, the per-trajectory sharding of DESIGN section 10), timed
+    by N processes (engine/shards.py), timed
     from reading the facts to the result rows, pool start-up included."""
     from metalogic.engine.check import run_check
-    from metalogic.engine.shards import split_by_trajectory
+    from metalogic.engine.shards import shard_count, split_by_trajectory
 
     res, total = timed(lambda: run_check(str(folder), workers=workers))
     return {
         "workers": workers,
-        "shards": len(split_by_trajectory(res.facts.facts, workers)),
+        "shards": len(split_by_trajectory(res.facts.facts, shard_count(len(res.facts), workers))),
         "total": total,
         "testcases": len(res.rows.testcases),
         "violations": len(res.rows.violations),

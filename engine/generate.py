@@ -1,4 +1,4 @@
-"""`metalogic generate`: scene facts in, queries and test cases out (Algorithm 1 of MetaSpace).
+"""`metalogic generate`: scene facts in, queries and test cases out (sliding windows over each trajectory).
 
 Which combinations of states and objects make a test case, and which queries (content + surface
 form) each combination asks, is declared in logic/generate/*.lp. This module only

@@ -289,7 +289,7 @@ def test_move_inverse_is_an_involution(alg: Algebra) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The paper's worked examples and engine agreement.
+# Worked examples (east then north is northeast, ...) and engine agreement.
 
 
 def test_worked_examples(alg: Algebra) -> None:

@@ -1,4 +1,4 @@
-% A deliberately unsound MR (for the audit's tests): the paper's "otherwise strictly less" applied
+% A deliberately unsound MR (for the audit's tests): an "otherwise strictly less" clause applied
 % to rounded step counts. Unless the answered moves lie on one axis, d13 < d12 + d23 is demanded,
 % which rounding breaks: one step diagonally is 1.4 steps, reported as 1; two diagonal steps are
 % 2.8 steps, reported as 3, which is not less than 1 + 1.
