@@ -60,6 +60,31 @@ def _tree_hash(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _rules_hash(extra: list[str], base: Path) -> str:
+    """Content hash of the shipped rule files and of any --rules folders: a changed rule re-runs the
+    stages that use the rules."""
+    from metalogic.logic import CORE_DIR
+
+    h = hashlib.sha256()
+    for root in [CORE_DIR.parent, *((base / d).resolve() for d in extra)]:
+        if root.exists():
+            for f in sorted(p for p in root.rglob("*") if p.suffix in (".lp", ".pl", ".facts")):
+                h.update(str(f.relative_to(root)).encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _detector_hash(detector: str | None, base: Path) -> str:
+    """Content hash of the detector weights the extract stage will use ('gt' has none)."""
+    if detector == "gt":
+        return "gt"
+    from metalogic.extract.tracking import DEFAULT_DETECTOR, DETECTORS
+
+    name = DEFAULT_DETECTOR if detector in (None, "default") else detector
+    path = DETECTORS.get(name) or (base / name).resolve()
+    return _tree_hash(path) if path.is_file() else f"missing:{path}"
+
+
 class Runner:
     def __init__(self, cfg: RunConfig, say: Callable[[str], None]) -> None:
         self.cfg, self.say = cfg, say
@@ -166,7 +191,10 @@ class Runner:
 
     def extract(self, world_keys: list[str]) -> str:
         cfg = self.cfg.extract
-        key = _key({"extract": cfg, "worlds": world_keys})
+        base = self.cfg.path.resolve().parent
+        key = _key(
+            {"extract": cfg, "worlds": world_keys, "weights": _detector_hash(cfg.get("detector"), base)}
+        )
         facts = self.out / "facts"
 
         def act(_old: dict[str, Any]) -> str:
@@ -190,7 +218,7 @@ class Runner:
 
     def generate(self, extract_key: str) -> str:
         cfg = self.cfg.generate
-        key = _key({"generate": cfg, "extract": extract_key})
+        key = _key({"generate": cfg, "extract": extract_key, "rules": _rules_hash([], Path("."))})
         questions = self.out / "questions"
 
         def act(_old: dict[str, Any]) -> str:
@@ -273,7 +301,8 @@ class Runner:
 
     def check(self, gen_key: str, ask_keys: list[str]) -> str:
         cfg = self.cfg.check
-        key = _key({"check": cfg, "generate": gen_key, "asks": ask_keys})
+        rules = _rules_hash(list(cfg.get("rules", [])), self.cfg.path.resolve().parent)
+        key = _key({"check": cfg, "generate": gen_key, "asks": ask_keys, "rules": rules})
         out = self.out / "check"
 
         def act(_old: dict[str, Any]) -> str:
@@ -284,7 +313,7 @@ class Runner:
             res = run_check(
                 str(self.out / "questions"),
                 engine=cfg.get("engine", "both"),
-                rules_dirs=cfg.get("rules", []),
+                rules_dirs=self._rules_dirs(),
                 settings=settings,
             )
             shutil.rmtree(out, ignore_errors=True)
@@ -292,6 +321,10 @@ class Runner:
             return f"{len(res.rows.testcases)} test cases, {len(res.rows.violations)} violations"
 
         return self.stage("check", key, [out / "scores.csv"], act)
+
+    def _rules_dirs(self) -> list[str]:
+        """The check's extra MR folders, relative to the configuration file."""
+        return [str(self.cfg.path.resolve().parent / d) for d in self.cfg.check.get("rules", [])]
 
     def report(self, check_key: str) -> Path | None:
         if not self.cfg.report:
@@ -306,7 +339,7 @@ class Runner:
             rep = build_report(
                 str(self.out / "questions"),
                 engine=check.get("engine", "both"),
-                rules_dirs=check.get("rules", []),
+                rules_dirs=self._rules_dirs(),
                 settings=[f"{k}={v}" for k, v in check.get("const", {}).items()],
             )
             written = write_report(rep, path)

@@ -84,3 +84,19 @@ def test_bad_config_is_reported_before_anything_runs(tmp_path: Path) -> None:
         "  fix: did you mean household?\n"
     )
     assert not (tmp_path / "bad").exists()
+
+
+def test_a_changed_rule_file_reruns_the_check_and_nothing_before_it(tmp_path: Path) -> None:
+    import shutil
+
+    from helpers import ROOT
+
+    shutil.copytree(ROOT / "examples" / "rules", tmp_path / "my_rules")
+    cfg = write(tmp_path)
+    cfg.write_text(cfg.read_text().replace('engine = "clingo"', 'engine = "clingo"\nrules = ["my_rules"]'))
+    first = run_pipeline(load_config(cfg))
+    assert "check" in first.ran and "generate" in first.ran
+    assert run_pipeline(load_config(cfg)).ran == []
+    rule = tmp_path / "my_rules" / "vertical_order.lp"
+    rule.write_text(rule.read_text() + "\n% a comment changes the file, so the check runs again\n")
+    assert run_pipeline(load_config(cfg)).ran == ["check", "report"]
