@@ -231,6 +231,7 @@ def evaluate_detector(
     result = {
         "detector": str(spec),
         "conf": conf,
+        "nms_iou": tracker.nms_iou,
         "imgsz": imgsz,
         "seeds": seeds,
         "episodes": episodes,
