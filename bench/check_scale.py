@@ -14,14 +14,14 @@ string.
 Measured per size, in one run: clingo as one `check` in one process, phase by phase (reading the
 facts in Python, parsing the program, grounding, solving, turning the model into result lines and
 those into rows); `metalogic check --workers N` on the same facts (shards of whole trajectories
-checked by N processes, sharded per trajectory, from reading the facts
-to the rows); SWI-Prolog as one `check`; and the naive baseline, ONE MR (MR2
-symmetry on map directions) as a Python loop over its test cases on facts parsed line by line (it
-exists only here). One clingo process needs about 12 GB for 1M answers, so by default sizes above
---one-process-limit (100k) and --prolog-limit (100k) run sharded only.
+checked by N processes, timed from reading the facts to the rows); SWI-Prolog as one `check`; and
+the naive baseline, ONE MR (MR2 symmetry on map directions) as a Python loop over its test cases
+on facts parsed line by line (it exists only here). One clingo process needs about 12 GB for 1M
+answers, so by default sizes above --one-process-limit (100k) and --prolog-limit (100k) run only
+with --workers.
 
     .venv/bin/python bench/check_scale.py                    # 10k, 100k, 1M
-    .venv/bin/python bench/check_scale.py --sizes 10000 --shard-answers 5000
+    .venv/bin/python bench/check_scale.py --sizes 10000 100000 --prolog-limit 100000
 
 Prints a table and writes bench/results/check_scale.json.
 """
@@ -178,8 +178,8 @@ def write_run(
 ) -> dict[str, int]:
     """Write a run folder with about `n_answers` answer facts; returns fact counts. Trajectories
     are written in groups of about `shard_answers` answers, each group in its own subfolder
-    (shard_000/scene.lp, queries.lp, answers/<agent>.lp): reading the whole folder gives one big
-    run, reading each subfolder gives the per-trajectory shards."""
+    (shard_000/scene.lp, queries.lp, answers/<agent>.lp), only to keep single files small: every
+    check reads the whole folder (`check --workers` makes its own shards)."""
     from metalogic.engine.vocab import vocabulary
 
     vocab = vocabulary()
