@@ -15,7 +15,8 @@ from metalogic.engine.errors import MetalogicError
 
 AGENTS_HELP = (
     "openai:MODEL (any OpenAI-compatible server), vllm:MODEL (offline vLLM), llamacpp[:PATH.gguf] "
-    "(local; alone: the packaged Gemma 3 270M), oracle, noisy:P, random"
+    "(local; alone: the packaged Gemma 3 270M), oracle, noisy:P, random, biased:KIND[:ARG] (constant, "
+    "mirror, nearfar, updown, turnmap[:Q], scale:K, stale, shuffle)"
 )
 
 

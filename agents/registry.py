@@ -6,6 +6,8 @@ llamacpp[:<gguf>]  a local GGUF model on the CPU; alone: the packaged Gemma 3 27
 oracle             the truth, from ground-truth facts
 noisy:<p>          the truth with each answer replaced at rate p by another valid value
 random             a uniformly random valid value
+biased:<kind>      the truth distorted in one consistent way (constant, mirror, nearfar, updown,
+                   turnmap[:Q], scale:K, stale, shuffle)
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ class Kind:
     arg: str  # "required", "optional" or "none"
     usage: str
     concurrency: int = 1
+    check: str = ""  # "module:function" that validates the argument (raising MetalogicError)
 
 
 KINDS: dict[str, Kind] = {
@@ -80,8 +83,14 @@ KINDS: dict[str, Kind] = {
     "oracle": Kind("metalogic.agents.registry:_oracle", "none", "oracle"),
     "noisy": Kind("metalogic.agents.registry:_noisy", "required", "noisy:P (0 <= P <= 1)"),
     "random": Kind("metalogic.agents.registry:_random", "none", "random"),
+    "biased": Kind(
+        "metalogic.agents.registry:_biased",
+        "required",
+        "biased:KIND[:ARG] (KIND: constant, mirror, nearfar, updown, turnmap, scale, stale, shuffle)",
+        check="metalogic.agents.reference:parse_bias",
+    ),
 }
-REFERENCE = ("oracle", "noisy", "random")
+REFERENCE = ("oracle", "noisy", "random", "biased")
 
 
 def parse_spec(spec: str) -> tuple[str, str | None]:
@@ -98,6 +107,9 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
         raise MetalogicError.single(f"agent '{spec}' needs an argument", expected=k.usage)
     if k.arg == "none" and sep:
         raise MetalogicError.single(f"agent '{kind}' takes no argument, got '{spec}'", expected=k.usage)
+    if k.check:  # a bad argument is reported here, before a run starts (also by `metalogic run`)
+        module, func = k.check.split(":")
+        getattr(importlib.import_module(module), func)(arg)
     return kind, (arg or None)
 
 
@@ -113,7 +125,7 @@ def build_agent(spec: str, run: RunDir, settings: AgentSettings) -> tuple[Agent,
     if kind in REFERENCE and settings.prompting != "direct":
         raise MetalogicError.single(
             f"--prompting {settings.prompting} does not apply to the reference agent '{kind}'",
-            fix="leave --prompting out for oracle, noisy and random",
+            fix="leave --prompting out for " + ", ".join(REFERENCE[:-1]) + f" and {REFERENCE[-1]}",
         )
     module, func = KINDS[kind].factory.split(":")
     factory: Callable[..., tuple[Agent, str]] = getattr(importlib.import_module(module), func)
@@ -141,6 +153,13 @@ def _random(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[
     from metalogic.agents.reference import RandomAgent
 
     return RandomAgent(_space_fn(run, s), seed=s.seed, name=name), ""
+
+
+def _biased(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
+    from metalogic.agents.reference import BiasedAgent, parse_bias
+
+    bias = parse_bias(arg)
+    return BiasedAgent(bias, run.program(), _space_fn(run, s), s.seed, name=name, questions=run.questions), ""
 
 
 def _openai(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:

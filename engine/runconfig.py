@@ -265,7 +265,7 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
             r.fail(
                 "agent",
                 f"agent {i} has no spec",
-                'spec = "oracle" (or noisy:P, random, openai:MODEL, llamacpp)',
+                'spec = "oracle" (or noisy:P, random, biased:KIND, openai:MODEL, llamacpp)',
             )
             continue
         from metalogic.agents.registry import parse_spec

@@ -124,7 +124,7 @@ def test_reference_agents_ignore_prompting_with_a_clear_error(tmp_path: Path) ->
     assert code == 2
     assert err == (
         "error: --prompting cot does not apply to the reference agent 'random'\n"
-        "  fix: leave --prompting out for oracle, noisy and random\n"
+        "  fix: leave --prompting out for oracle, noisy, random and biased\n"
     )
 
 
@@ -135,7 +135,8 @@ def test_unknown_agent_suggests_the_closest(tmp_path: Path) -> None:
     assert err == (
         "error: unknown agent 'oracel'\n"
         "  expected: one of: openai:MODEL, vllm:MODEL, llamacpp or llamacpp:PATH.gguf, oracle, "
-        "noisy:P (0 <= P <= 1), random\n"
+        "noisy:P (0 <= P <= 1), random, "
+        "biased:KIND[:ARG] (KIND: constant, mirror, nearfar, updown, turnmap, scale, stale, shuffle)\n"
         "  fix: Did you mean oracle?\n"
     )
     code, _out, err = run_cli("ask", str(run_dir), "--agent", "noisy:1.5")
