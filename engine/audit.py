@@ -29,7 +29,7 @@ from metalogic.logic import CORE_DIR, LOGIC_DIR
 
 AUDIT_DIR = LOGIC_DIR / "audit"
 CHECK_CORE = [CORE_DIR / f"{n}.lp" for n in ("algebra", "queries", "params", "fractions", "cases")]
-TRUTH = [TRUTH_DIR / "trig.facts", TRUTH_DIR / "frames.lp", TRUTH_DIR / "answers.lp"]
+TRUTH = [CORE_DIR / "trig.facts", TRUTH_DIR / "frames.lp", TRUTH_DIR / "answers.lp"]
 WORLD_FACTS = (
     "step_mm",
     "gt_pose",

@@ -271,6 +271,23 @@ def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
             "fix the detection",
             None,
         )
+    if e.name in ("two_cameras", "two_slacks"):
+        (t,) = a
+        pred = "camera" if e.name == "two_cameras" else "box_slack"
+        return (
+            f"trajectory {text(t)} has two different {pred} facts",
+            f"one {pred} fact per trajectory",
+            f"keep the right {pred} fact and delete the other",
+            Fun(pred, (t,)),
+        )
+    if e.name == "two_pitches":
+        t, s = a
+        return (
+            f"state {text(s)} of trajectory {text(t)} has two different camera_pitch facts",
+            "one camera_pitch fact per trajectory and state",
+            "keep the right camera_pitch fact and delete the other",
+            Fun("camera_pitch", (t, s)),
+        )
     return (f"input error {text(e)}", "consistent facts", "", None)
 
 

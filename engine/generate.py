@@ -34,7 +34,7 @@ from metalogic.engine.results import split_args
 from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems, load_ruleset
 from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.engine.vocab import vocabulary
-from metalogic.logic import LOGIC_DIR
+from metalogic.logic import CORE_DIR, LOGIC_DIR
 
 GEN_DIR = LOGIC_DIR / "generate"
 TALLY = GEN_DIR / "tally.lp"
@@ -232,8 +232,11 @@ def read_scene(facts_dir: str | Path, scs: Sequence[str]) -> FactSet:
 
 
 def enumeration_files() -> list[Path]:
-    """Every rule file of logic/generate except the tally, which runs with the MR rules."""
-    return sorted(p for p in GEN_DIR.glob("*.lp") if p != TALLY)
+    """Every rule file of logic/generate except the tally, which runs with the MR rules, and the
+    core files that declare the bands and slacks the MRs check with (the generator asks only what
+    they can decide)."""
+    core = [CORE_DIR / "params.lp", CORE_DIR / "observe.lp"]
+    return core + sorted(p for p in GEN_DIR.glob("*.lp") if p != TALLY)
 
 
 def _ground_and_collect(files: Sequence[Path], program: str, shows: Sequence[str]) -> list[clingo.Symbol]:

@@ -22,7 +22,8 @@ from metalogic.engine.facts import display_path
 from metalogic.logic import CORE_DIR, MRS_DIR
 
 SHARED_TABLES = CORE_DIR / "tables.facts"
-CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "cases", "score")
+CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "observe", "cases", "score")
+TRIG = CORE_DIR / "trig.facts"
 
 # Predicates every MR file may add clauses to (in both engines).
 HOOKS = frozenset(
@@ -40,6 +41,8 @@ HOOKS = frozenset(
         "param_default/3",
         "param_scale/2",
         "frac_need/4",
+        "ivl_need/2",
+        "mr_set/2",
     }
 )
 CAPABILITIES = ("sc1a", "sc1b", "sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b")
@@ -72,11 +75,11 @@ class RuleSet:
 
     @property
     def lp_files(self) -> list[Path]:
-        return [CORE_DIR / f"{n}.lp" for n in CORE_NAMES] + [m.lp for m in self.mrs]
+        return [TRIG] + [CORE_DIR / f"{n}.lp" for n in CORE_NAMES] + [m.lp for m in self.mrs]
 
     @property
     def pl_files(self) -> list[Path]:
-        return [CORE_DIR / f"{n}.pl" for n in CORE_NAMES] + [m.pl for m in self.mrs]
+        return [TRIG] + [CORE_DIR / f"{n}.pl" for n in CORE_NAMES] + [m.pl for m in self.mrs]
 
     def by_id(self, mr_id: str) -> MR:
         for m in self.mrs:

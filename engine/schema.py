@@ -312,6 +312,23 @@ PREDICATES: tuple[Predicate, ...] = (
     ),
     _p(
         "scene",
+        "box_slack",
+        "how many pixels a box edge of this trajectory may lie off the object's silhouette (the "
+        "tracker's accuracy); the MRs that read boxes allow that much (default: the box_slack_px parameter)",
+        ("T", ID, "trajectory id"),
+        ("Px", IntType("a number of pixels (0..100)", 0, 100), "pixels"),
+    ),
+    _p(
+        "scene",
+        "camera_pitch",
+        "the tilt of the camera's optical axis in state S, as the rig or its IMU reports it "
+        "(positive upwards); the MRs that place objects on a level map need it",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("PitchDeg", IntType("an angle in degrees (-89..89)", -89, 89), "degrees"),
+    ),
+    _p(
+        "scene",
         "detection",
         "a tracked box of object O in state S",
         ("T", ID, "trajectory id"),
@@ -323,10 +340,10 @@ PREDICATES: tuple[Predicate, ...] = (
             IntType("a confidence in thousandths (0..1000)", 0, 1000),
             "detector confidence x 1000",
         ),
-        ("X1", PIXEL, "left"),
-        ("Y1", PIXEL, "top"),
-        ("X2", PIXEL, "right"),
-        ("Y2", PIXEL, "bottom"),
+        ("X1", PIXEL, "first pixel column inside the box"),
+        ("Y1", PIXEL, "first pixel row inside the box"),
+        ("X2", PIXEL, "last pixel column inside the box (inclusive: width X2 - X1 + 1)"),
+        ("Y2", PIXEL, "last pixel row inside the box (inclusive: height Y2 - Y1 + 1)"),
     ),
     _p(
         "scene",

@@ -19,7 +19,7 @@ from metalogic.logic import CORE_DIR, LOGIC_DIR
 
 TRUTH_DIR = LOGIC_DIR / "truth"
 TRUTH_FILES = [
-    TRUTH_DIR / "trig.facts",
+    CORE_DIR / "trig.facts",
     CORE_DIR / "algebra.lp",
     CORE_DIR / "queries.lp",
     CORE_DIR / "params.lp",

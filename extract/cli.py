@@ -222,6 +222,13 @@ def import_eb_nav_cmd(log_dir: str, out_dir: str, episodes: tuple[int, ...], fov
     show_default=True,
     help="A track seen in this many states is persistent.",
 )
+@click.option(
+    "--box-slack",
+    type=click.IntRange(0, 1000),
+    default=None,
+    help="Pixels a box edge may lie off the object (written as box_slack/2; default: 1 for gt, "
+    "4 for a learned detector).",
+)
 @click.option("--eval", "evaluate", is_flag=True, help="Score the tracks against ground-truth boxes.")
 def extract(
     traj_dir: str,
@@ -231,6 +238,7 @@ def extract(
     tracker: str,
     imgsz: int,
     min_track: int,
+    box_slack: int | None,
     evaluate: bool,
 ) -> None:
     """Track objects through trajectories and write scene facts (one .lp per trajectory).
@@ -248,6 +256,7 @@ def extract(
         tracker=tracker,
         imgsz=imgsz,
         min_states=min_track,
+        box_slack=box_slack,
         evaluate=evaluate,
     )
     click.echo(f"wrote {len(res.facts)} facts files ({res.detections} detections) to {out_dir}")

@@ -20,6 +20,7 @@ from metalogic.extract.tracking import (
     DEFAULT_CONF,
     DEFAULT_DETECTOR,
     Tracker,
+    box_slack_of,
     gt_detections,
     load_model,
     resolve_detector,
@@ -52,6 +53,7 @@ def run_extract(
     tracker: str = "bytetrack.yaml",
     imgsz: int = 320,
     min_states: int = MIN_TRACK_STATES,
+    box_slack: int | None = None,
     evaluate: bool = False,
     progress: bool = True,
 ) -> ExtractResult:
@@ -67,6 +69,7 @@ def run_extract(
             fix="drop --eval, or evaluate on simulated trajectories",
         )
     det = resolve_detector(detector)
+    slack = box_slack if box_slack is not None else box_slack_of(detector)
     trk = None
     if det != "gt":
         trk = Tracker(load_model(det), conf=conf, tracker=resolve_tracker(tracker), imgsz=imgsz)
@@ -91,7 +94,10 @@ def run_extract(
                 dets = trk.track(t, sts, bar.update)
             path = out_dir / f"{t.id}.lp"
             write_text_atomic(
-                path, scene_facts(t, sts, dets, out_dir, detector=str(detector), min_states=min_states)
+                path,
+                scene_facts(
+                    t, sts, dets, out_dir, detector=str(detector), min_states=min_states, box_slack=slack
+                ),
             )
             result.facts.append(path)
             result.detections += len(dets)

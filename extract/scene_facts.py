@@ -50,6 +50,7 @@ def scene_facts(
     *,
     detector: str,
     min_states: int = MIN_TRACK_STATES,
+    box_slack: int | None = None,
 ) -> str:
     """The facts file text for one trajectory."""
     assert traj.root is not None
@@ -61,6 +62,8 @@ def scene_facts(
         _fact("trajectory", t, Atom(traj.scenario)),
         _fact("image_size", t, w, h),
     ]
+    if box_slack is not None:
+        lines.append(_fact("box_slack", t, box_slack))
     if traj.step_mm:
         lines.append(_fact("step_mm", t, int(traj.step_mm)))
     cam = traj.camera
@@ -74,6 +77,8 @@ def scene_facts(
         lines.append(_fact("frame", t, st.state, Str((rel_root / st.frame).as_posix())))
         if st.action:
             lines.append(_fact("action", t, st.state, Atom(st.action)))
+        if st.camera_pose is not None:  # the rig's known tilt (an observation, like the intrinsics)
+            lines.append(_fact("camera_pitch", t, st.state, st.camera_pose.pitch_deg))
     hidden = occluded_detections(states, dets)
     for d in sorted(dets, key=lambda d: (d.state, str(d.track))):
         lines.append(_fact("detection", t, d.state, ident(d.track), Atom(d.cls), d.conf_milli, *d.box))

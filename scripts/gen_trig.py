@@ -1,4 +1,4 @@
-"""Write logic/truth/trig.facts: cosine and sine of every whole degree, in thousandths.
+"""Write logic/core/trig.facts: cosine and sine of every whole degree, in thousandths.
 
 clingo has integer arithmetic only, so the truth rules read angles through this table. It is
 data, generated once; tests/test_truth.py checks it against math.cos and math.sin.
@@ -15,6 +15,6 @@ lines = [
 for d in range(-360, 361):
     c, s = round(math.cos(math.radians(d)) * 1000), round(math.sin(math.radians(d)) * 1000)
     lines.append(f"trig({d}, {c}, {s}).")
-Path(__file__).resolve().parent.parent.joinpath("logic", "truth", "trig.facts").write_text(
+Path(__file__).resolve().parent.parent.joinpath("logic", "core", "trig.facts").write_text(
     "\n".join(lines) + "\n"
 )

@@ -8,9 +8,9 @@
 
 % Hooks that rule files (core and MR files) add clauses to.
 :- multifile testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3, param_scale/2,
-             mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3.
+             mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3.
 :- dynamic testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3, param_scale/2,
-           mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3.
+           mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3.
 :- discontiguous testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3.
 
 % Tables of the phases.

@@ -1,0 +1,42 @@
+% What the frames show, and where an agent's own depth answers place each object (the Prolog twin
+% of observe.lp; integer division truncates towards zero in both engines: clingo's / is //).
+
+param_default(box_slack_px, 3, "pixels a box edge may be off from the object's silhouette (detector error and rounding)").
+param_default(depth_round_mm, 10, "millimetres a truthful depth answer may be off (answers rounded to the nearest cm)").
+param_default(centre_span_permille, 500, "the middle part of a box, in thousandths of its width and height, that holds the projection of the object's centre").
+param_default(place_slack_permille, 15, "relative slack, in thousandths of the depth, of positions placed from boxes and depth answers").
+
+agent_camera(T) :- trajectory(T, Sc), scenario_camera(Sc, agent).
+
+obs_whole(T, S, O, X1, Y1, X2, Y2) :- detection(T, S, O, _, _, X1, Y1, X2, Y2),
+    \+ truncated(T, S, O), \+ occluded(T, S, O).
+
+obs_slack(T, K) :- box_slack(T, K0), !, K = K0.
+obs_slack(_, K) :- param(box_slack_px, K).
+
+obs_span(T, S, O, UL, UH, VL, VH) :- obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, _, _, Cx, Cy),
+    obs_slack(T, K), param(centre_span_permille, P),
+    M is (X2 + 1 - X1) * (1000 - P) // 2000, N is (Y2 + 1 - Y1) * (1000 - P) // 2000,
+    UL is X1 + M - K - Cx, UH is X2 + 1 - M + K - Cx, VL is Cy - (Y2 + 1 - N + K), VH is Cy - (Y1 + N - K).
+
+obs_pitch(T, S, C, Sn) :- camera_pitch(T, S, P), trig(P, C, Sn).
+
+depth_of(Ag, T, S, O, D) :- object_query(Q, depth, T, S, O), mag_answer(Ag, Q, D), D > 0.
+depth_query(Q, T, S, O) :- object_query(Q, depth, T, S, O).
+
+place_slack(Ag, T, S, O, Dc, E) :- depth_of(Ag, T, S, O, D), once(obs_span(T, S, O, _, _, _, _)),
+    Dc is (D + 5) // 10, Dc > 0, Dc =< 100000, param(depth_round_mm, R), param(place_slack_permille, P),
+    E is 1 + (R + 9) // 10 + Dc * P // 1000.
+place(Ag, T, S, O, XL, XH, YL, YH, Dc) :- place_slack(Ag, T, S, O, Dc, E), obs_span(T, S, O, UL, UH, VL, VH),
+    camera(T, Fx, Fy, _, _),
+    XL is UL * Dc // Fx - E, XH is UH * Dc // Fx + E, YL is VL * Dc // Fy - E, YH is VH * Dc // Fy + E.
+
+level(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH) :- place(Ag, T, S, O, XL, XH, YL, YH, Dc), obs_pitch(T, S, C, Sn),
+    ( Sn >= 0 -> PL is YL * Sn, PH is YH * Sn ; PL is YH * Sn, PH is YL * Sn ),
+    FL is (Dc * C - PH) // 1000 - 1, FH is (Dc * C - PL) // 1000 + 1,
+    ZL is (Dc * Sn + YL * C) // 1000 - 1, ZH is (Dc * Sn + YH * C) // 1000 + 1.
+
+ivl_min_abs(L, _, L) :- L > 0, !.
+ivl_min_abs(_, H, M) :- H < 0, !, M is -H.
+ivl_min_abs(_, _, 0).
+ivl_max_abs(L, H, M) :- M is max(abs(L), abs(H)).
