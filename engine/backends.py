@@ -128,8 +128,9 @@ class _Prolog:
 
     def declarations(self) -> list[str]:
         goal = (
-            "member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), param_default(_, _, _), "
-            "param_scale(_, _)]), clause(G, true, Ref), clause_property(Ref, file(F)), "
+            "member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), mr_set(_, _), "
+            "param_default(_, _, _), param_scale(_, _)]), "
+            "clause(G, true, Ref), clause_property(Ref, file(F)), "
             "with_output_to(string(L), (ml_write(current_output, G), write(' @ '), write(F)))"
         )
         return sorted(_text(r["L"]) for r in self._call(goal))

@@ -16,7 +16,7 @@ from metalogic.engine.backends import ENGINES, EngineOutput, prolog_declarations
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
 from metalogic.engine.results import Rows, parse_output
-from metalogic.engine.rules import MR, Param, RuleSet, load_ruleset
+from metalogic.engine.rules import MR, Param, RuleSet, load_ruleset, select_mrs
 from metalogic.engine.terms import Fun, Term, text
 
 ENGINE_CHOICES = (*ENGINES, "both")
@@ -108,8 +108,8 @@ def verify_prolog_twins(rules: RuleSet) -> None:
                 Problem(
                     f"the Prolog twin of {mr.id} declares something else: {detail}",
                     where=display_path(mr.pl),
-                    expected=f"the same mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3 and "
-                    f"param_scale/2 facts as {display_path(mr.lp)}",
+                    expected="the same mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3 "
+                    f"and param_scale/2 facts as {display_path(mr.lp)}",
                     fix="make the two files declare identical facts",
                 )
             )
@@ -122,6 +122,7 @@ def _expected_declarations(mr: MR, rules: RuleSet) -> set[str]:
 
     want = {f"mr({mr.id})", f"mr_name({mr.id},{quote(mr.name)})", f"mr_law({mr.id},{quote(mr.law)})"}
     want |= {f"mr_serves({mr.id},{sc})" for sc in mr.serves}
+    want |= {f"mr_set({mr.id},{st})" for st in mr.sets if st != "user"}
     for p in mr_params(mr, rules):
         want.add(f"param_default({p.name},{p.default},{quote(p.doc)})")
         if p.scale != 1:
@@ -141,6 +142,7 @@ def run_check(
     settings: Sequence[str] = (),
     agents: Sequence[str] = (),
     workers: int = 1,
+    mrs: str | Sequence[str] = "all",
 ) -> CheckResult:
     """Check the facts under `folder`. With workers > 1 the facts are split into shards of whole
     trajectories checked by that many processes (engine/shards.py); the result is the same."""
@@ -150,7 +152,7 @@ def run_check(
             expected=" or ".join(ENGINE_CHOICES),
             fix=did_you_mean(engine, ENGINE_CHOICES),
         )
-    rules = load_ruleset(rules_dirs)
+    rules = select_mrs(load_ruleset(rules_dirs), mrs)
     params = resolve_params(rules, settings)
     facts = read_facts(folder)
     engines = list(ENGINES) if engine == "both" else [engine]
@@ -159,7 +161,7 @@ def run_check(
     if workers > 1:
         from metalogic.engine.shards import run_sharded
 
-        outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers) for e in engines]
+        outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers, mrs) for e in engines]
     else:
         program = facts.program()
         outputs = [run_engine(e, rules, program, params) for e in engines]

@@ -76,6 +76,14 @@ rules_option = click.option(
     type=click.Path(file_okay=False),
     help="Extra folder of MR rule files (NAME.lp + NAME.pl); repeatable.",
 )
+mrs_option = click.option(
+    "--mrs",
+    "mrs",
+    default="all",
+    show_default=True,
+    metavar="SET|ID[,...]",
+    help="Which MRs to run: all, paper (the six published MRs), anchored, across, user, or MR ids.",
+)
 engine_option = click.option(
     "--engine",
     type=click.Choice(["clingo", "prolog", "both"]),
@@ -98,6 +106,7 @@ engine_option = click.option(
     help="Override a parameter, e.g. -c eps=0.1 (see 'metalogic mrs').",
 )
 @rules_option
+@mrs_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Write the result tables here.")
 @click.option(
     "--format",
@@ -125,6 +134,7 @@ def check(
     agents: tuple[str, ...],
     settings: tuple[str, ...],
     rules_dirs: tuple[str, ...],
+    mrs: str,
     out_dir: str | None,
     formats: tuple[str, ...],
     expect: bool,
@@ -140,7 +150,13 @@ def check(
 
     fmts = tables.parse_formats(formats)
     res = run_check(
-        facts_dir, engine=engine, rules_dirs=rules_dirs, settings=settings, agents=agents, workers=workers
+        facts_dir,
+        engine=engine,
+        rules_dirs=rules_dirs,
+        settings=settings,
+        agents=agents,
+        workers=workers,
+        mrs=mrs,
     )
     df = tables.scores_frame(res)
     click.echo(tables.render_scores(df))
@@ -189,16 +205,17 @@ def mrs(rules_dirs: tuple[str, ...], fmt: str) -> None:
 
     rs = load_ruleset(rules_dirs)
     if fmt == "csv":
-        click.echo("id,name,capabilities,law,lp,pl")
+        click.echo("id,name,capabilities,sets,law,lp,pl")
         for m in rs.mrs:
             law = m.law.replace('"', '""')
             click.echo(
-                f'{m.id},{m.name},{" ".join(m.serves)},"{law}",{display_path(m.lp)},{display_path(m.pl)}'
+                f'{m.id},{m.name},{" ".join(m.serves)},{" ".join(m.sets)},"{law}",'
+                f"{display_path(m.lp)},{display_path(m.pl)}"
             )
         return
     for m in rs.mrs:
         origin = "shipped" if m.shipped else "user"
-        click.echo(f"{m.id}  {m.name}  [{', '.join(m.serves)}]  ({origin})")
+        click.echo(f"{m.id}  {m.name}  [{', '.join(m.serves)}]  ({origin}; {', '.join(m.sets)})")
         click.echo(f"    law: {m.law}")
         click.echo(f"    files: {display_path(m.lp)}  {display_path(m.pl)}")
         for name, p in rs.params.items():

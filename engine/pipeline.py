@@ -315,6 +315,7 @@ class Runner:
                 engine=cfg.get("engine", "both"),
                 rules_dirs=self._rules_dirs(),
                 settings=settings,
+                mrs=cfg.get("mrs", "all"),
             )
             shutil.rmtree(out, ignore_errors=True)
             tables.write_tables(tables.all_frames(res), out, ["csv", "json"])
@@ -341,6 +342,7 @@ class Runner:
                 engine=check.get("engine", "both"),
                 rules_dirs=self._rules_dirs(),
                 settings=[f"{k}={v}" for k, v in check.get("const", {}).items()],
+                mrs=check.get("mrs", "all"),
             )
             written = write_report(rep, path)
             return f"{len(written)} files"

@@ -305,6 +305,7 @@ def build_report(
     agents: Sequence[str] = (),
     max_violations: int = 2000,
     max_thumbnails: int = 20,
+    mrs: str = "all",
 ) -> Report:
     """Check the run and gather everything the page, the plots and the summary show."""
     from metalogic.engine.tables import all_frames
@@ -315,7 +316,7 @@ def build_report(
             expected="a run folder (or any facts folder) holding answer facts",
             fix="check the path; runs are written by 'metalogic generate' and answered by 'metalogic ask'",
         )
-    res = run_check(folder, engine=engine, rules_dirs=rules_dirs, settings=settings, agents=agents)
+    res = run_check(folder, engine=engine, rules_dirs=rules_dirs, settings=settings, agents=agents, mrs=mrs)
     if not res.agents:
         raise MetalogicError.single(
             f"no agent answers in {folder}, so there is nothing to report",

@@ -65,6 +65,7 @@ class MR:
     lp: Path
     pl: Path
     shipped: bool
+    sets: tuple[str, ...] = ()  # mr_set/2: paper (the six published MRs), anchored, across; user files: user
 
 
 @dataclass
@@ -90,6 +91,13 @@ class RuleSet:
             expected="one of " + ", ".join(m.id for m in self.mrs),
             fix=did_you_mean(mr_id, [m.id for m in self.mrs]) or "run 'metalogic mrs'",
         )
+
+
+def mr_order(m: MR) -> tuple[str, int, str]:
+    """mr2 before mr10: ids in their number's order."""
+    head = m.id.rstrip("0123456789")
+    tail = m.id[len(head) :]
+    return (head, int(tail) if tail else -1, m.id)
 
 
 def _pairs(folder: Path, shipped: bool) -> list[tuple[Path, Path]]:
@@ -176,7 +184,7 @@ def _clingo_declarations(lp: Path) -> tuple[dict[str, list[list[str | int]]], li
     decl: dict[str, list[list[str | int]]] = {}
     for sym in ctl.symbolic_atoms:
         name = sym.symbol.name
-        if name in ("mr", "mr_name", "mr_law", "mr_serves", "param_default", "param_scale"):
+        if name in ("mr", "mr_name", "mr_law", "mr_serves", "mr_set", "param_default", "param_scale"):
             decl.setdefault(name, []).append([_py(a) for a in sym.symbol.arguments])
     return decl, []
 
@@ -235,6 +243,7 @@ def _metadata(
     names = [str(d[1]) for d in decl.get("mr_name", []) if d[0] == mid]
     laws = [str(d[1]) for d in decl.get("mr_law", []) if d[0] == mid]
     serves = tuple(sorted(str(d[1]) for d in decl.get("mr_serves", []) if d[0] == mid))
+    sets = tuple(sorted(str(d[1]) for d in decl.get("mr_set", []) if d[0] == mid))
     problems = []
     if len(names) != 1 or len(laws) != 1:
         problems.append(
@@ -266,7 +275,7 @@ def _metadata(
             )
     if problems:
         return None, problems
-    return MR(mid, names[0], laws[0], serves, lp, pl, shipped), []
+    return MR(mid, names[0], laws[0], serves, lp, pl, shipped, sets or ("user",)), []
 
 
 def load_ruleset(extra: Sequence[str | Path] = ()) -> RuleSet:
@@ -319,7 +328,7 @@ def load_ruleset(extra: Sequence[str | Path] = ()) -> RuleSet:
     if problems:
         raise MetalogicError(problems)
     rs = RuleSet(
-        mrs=sorted(mrs, key=lambda m: m.id), params=dict(sorted(params.items())), param_owner=owner_of_param
+        mrs=sorted(mrs, key=mr_order), params=dict(sorted(params.items())), param_owner=owner_of_param
     )
     if any(not m.shipped for m in mrs):
         _check_defined(rs)
@@ -385,3 +394,37 @@ def _check_defined(rs: RuleSet) -> None:
 def _shown_where(where: str) -> str:
     path, sep, rest = where.partition(":")
     return display_path(Path(path)) + sep + rest
+
+
+MR_SETS = ("paper", "anchored", "across", "user")
+
+
+def select_mrs(rules: RuleSet, spec: str | Sequence[str] = "all") -> RuleSet:
+    """The rule set restricted to some MRs: `all`, set names (`paper` = the six published MRs,
+    `anchored` = those checking answers against the frames, `across` = those relating two
+    capabilities, `user` = MRs added with --rules) and MR ids, comma-separated."""
+    items = [spec] if isinstance(spec, str) else list(spec)
+    words = [w.strip() for item in items for w in item.split(",") if w.strip()]
+    if not words or "all" in words:
+        return rules
+    ids = {m.id for m in rules.mrs}
+    chosen: set[str] = set()
+    for w in words:
+        if w in MR_SETS:
+            chosen |= {m.id for m in rules.mrs if w in m.sets}
+        elif w in ids:
+            chosen.add(w)
+        else:
+            names = ["all", *MR_SETS, *sorted(ids)]
+            raise MetalogicError.single(
+                f"unknown MR or set of MRs '{w}' in --mrs",
+                expected="all, " + ", ".join(MR_SETS) + ", or MR ids such as mr1 (comma-separated)",
+                fix=did_you_mean(w, names) or "run 'metalogic mrs' to list the MRs and their sets",
+            )
+    if not chosen:
+        raise MetalogicError.single(
+            f"--mrs {','.join(words)} selects no MR", fix="run 'metalogic mrs' to list the MRs and their sets"
+        )
+    mrs = [m for m in rules.mrs if m.id in chosen]
+    owners = {n: o for n, o in rules.param_owner.items() if o in chosen or o == "core"}
+    return RuleSet(mrs=mrs, params={n: rules.params[n] for n in owners}, param_owner=owners)

@@ -79,7 +79,7 @@ AGENT_KEYS = {
     "structured",
     "options",
 }
-CHECK_KEYS = {"engine", "const", "rules"}
+CHECK_KEYS = {"engine", "const", "rules", "mrs"}
 REPORT_KEYS = {"enabled"}
 
 

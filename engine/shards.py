@@ -26,7 +26,7 @@ from multiprocessing import get_context
 
 from metalogic.engine.backends import RESULTS, EngineOutput, run_engine
 from metalogic.engine.results import split_args
-from metalogic.engine.rules import RuleSet, load_ruleset
+from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 
 # Shards stay about this small: memory per process stays bounded, and clingo grounds two half-size
 # programs faster than one whole (bench/check_scale.py measured 24 s for 100k answers in two
@@ -89,9 +89,9 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
 _RULES: RuleSet | None = None
 
 
-def _init_worker(rules_dirs: Sequence[str]) -> None:
+def _init_worker(rules_dirs: Sequence[str], mrs: str | Sequence[str]) -> None:
     global _RULES
-    _RULES = load_ruleset(rules_dirs)
+    _RULES = select_mrs(load_ruleset(rules_dirs), mrs)
 
 
 def _check_shard(engine: str, facts: list[str], params: Mapping[str, int]) -> EngineOutput:
@@ -109,6 +109,7 @@ def run_sharded(
     facts: Sequence[str],
     params: Mapping[str, int],
     workers: int,
+    mrs: str | Sequence[str] = "all",
 ) -> EngineOutput:
     """The engine's output for `facts`, computed in shards by `workers` processes."""
     parts = split_by_trajectory(facts, shard_count(len(facts), workers))
@@ -117,7 +118,7 @@ def run_sharded(
         max_workers=min(workers, len(parts)),
         mp_context=get_context("spawn"),
         initializer=_init_worker,
-        initargs=(list(rules_dirs),),
+        initargs=(list(rules_dirs), mrs),
     ) as pool:
         outs = list(pool.map(_check_shard, [engine] * len(parts), parts, [params] * len(parts)))
     return merge_outputs(engine, outs)

@@ -6,6 +6,7 @@ mr_law(mr1, "Dir(1,3) must lie in Dir(1,2) (+) Dir(2,3); a map seen after an ans
 mr_serves(mr1, sc1a).
 mr_serves(mr1, sc2a).
 mr_serves(mr1, sc4a).
+mr_set(mr1, paper).
 
 % Objects A, B, C in one frame, asked as one kind of direction query (SC2-a egocentric, SC4-a map).
 testcase(mr1(Q12, Q23, Q13), mr1, SC) :- pair_query(Q12, K, T, S, A, B), query_type(Q12, Ty), once(dir_value(Ty, _)),

@@ -9,6 +9,7 @@ mr_serves(mr2, sc2a).
 mr_serves(mr2, sc2b).
 mr_serves(mr2, sc4a).
 mr_serves(mr2, sc4b).
+mr_set(mr2, paper).
 
 testcase(mr2(Q1, Q2), mr2, SC) :- pair_query(Q1, K, T, S, A, B), A \== B, pair_query(Q2, K, T, S, B, A),
     Q1 @< Q2, query_sc(Q1, SC).

@@ -11,6 +11,7 @@ mr_serves(mr3, sc3a).
 mr_serves(mr3, sc3b).
 mr_serves(mr3, sc4a).
 mr_serves(mr3, sc4b).
+mr_set(mr3, paper).
 
 testcase(mr3(Q1, Q2), mr3, SC) :- query(Q1, K), query(Q2, K), Q1 @< Q2, query_sc(Q1, SC).
 case_query(mr3(Q1, Q2), Q) :- testcase(mr3(Q1, Q2), mr3, _), member(Q, [Q1, Q2]).

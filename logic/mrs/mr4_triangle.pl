@@ -6,6 +6,7 @@ mr_law(mr4, "|d12 - d23| <= d13 <= d12 + d23; d13 = d12 + d23 or |d12 - d23| whe
 mr_serves(mr4, sc1b).
 mr_serves(mr4, sc2b).
 mr_serves(mr4, sc4b).
+mr_set(mr4, paper).
 
 testcase(mr4(Q12, Q23, Q13), mr4, sc1b) :- move_query(Q12, move_dist, T, S1, S2), S1 \== S2,
     move_query(Q23, move_dist, T, S2, S3), S2 \== S3, S1 \== S3, move_query(Q13, move_dist, T, S1, S3).

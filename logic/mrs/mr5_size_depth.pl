@@ -4,6 +4,7 @@ mr(mr5).
 mr_name(mr5, "size-depth consistency").
 mr_law(mr5, "|S1/S2 - D2/D1| < eps, S = pixel height of the box, D = answered depth; only where whole pixels can resolve eps").
 mr_serves(mr5, sc3b).
+mr_set(mr5, paper).
 param_default(eps, 100, "MR5 relative tolerance, in thousandths (100 = 0.1)").
 param_scale(eps, 1000).  % -c eps=0.1 means 100 thousandths
 

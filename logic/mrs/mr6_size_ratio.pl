@@ -4,6 +4,7 @@ mr(mr6).
 mr_name(mr6, "size-ratio consistency").
 mr_law(mr6, "|H(1,a)/H(1,b) - H(2,a)/H(2,b)| < delta for objects a, b seen in frames 1 and 2").
 mr_serves(mr6, sc3a).
+mr_set(mr6, paper).
 param_default(delta, 50, "MR6 relative tolerance, in thousandths (50 = 0.05)").
 param_scale(delta, 1000).  % -c delta=0.05 means 50 thousandths
 
