@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from metalogic.agents.base import ContextProvider, Question
-from metalogic.agents.images import PromptImage, colour_name, frame_image
+from metalogic.agents.images import PromptImage, colour_name, frame_image, frame_place
 from metalogic.agents.rundir import RunDir, Trajectory
 from metalogic.agents.values import AnswerSpace, space_for
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.terms import Fun, Term, text
+from metalogic.engine.terms import Fun, Str, Term, text
 
 STRATEGIES = ("direct", "cot", "cogmap", "memory")
 VIEWS = ("image", "text")
@@ -165,7 +165,7 @@ class PromptBuilder:
                 fix="pass context=... (the spatial memory's provider) to PromptOptions",
             )
         self.run, self.opt = run, options
-        self._seen_frames: set[Path] = set()
+        self._seen_frames: dict[Path, Path] = {}  # frame path -> where the file really is
 
     def space(self, q: Question) -> AnswerSpace:
         tr = self.run.trajectory(q)
@@ -249,8 +249,20 @@ class PromptBuilder:
                     expected="the frame files named by frame/3, relative to the run's scene_root (run.json)",
                     fix="check scene_root in run.json, or ask without images: --view text",
                 )
-            self._seen_frames.add(path)
-        return path
+            real = frame_place(path, self.run.scene_root)
+            if real is None:
+                loc = self.run.scene.locate(Fun("frame", (tr.tid, s, Str(tr.frames[s]))))
+                where = loc[0] if loc else where
+                raise MetalogicError.single(
+                    f"the frame of trajectory {text(tr.tid)}, state {s} ({tr.frames[s]!r}) lies outside "
+                    f"the run's folders: it is {path.resolve()}",
+                    where=where,
+                    expected=f"frame files inside the scene root {self.run.scene_root} or inside a "
+                    "trajectory folder, also after following symbolic links",
+                    fix="correct the frame/3 fact, or copy the frame into its trajectory folder",
+                )
+            self._seen_frames[path] = real
+        return self._seen_frames[path]
 
     def _image(self, tr: Trajectory, s: int, name: str, objs: list[Term]) -> PromptImage:
         boxes = [(tr.label(o), tr.boxes[s][o]) for o in objs]

@@ -397,6 +397,27 @@ def _state(d: Any, expect: int) -> State:
     )
 
 
+def _check_frame(root: Path, frame: str, where: str) -> None:
+    """A state's frame must be a file inside the trajectory folder, also after following symlinks:
+    states.jsonl is data, and a path out of the folder (absolute, '..', or a link) would hand any
+    file on the machine to the detector, the facts and, from there, to a model server."""
+    path = root / frame
+    if not path.is_file():
+        raise _bad(
+            where,
+            f"frame file '{frame}' does not exist",
+            "every state's frame inside the trajectory folder",
+            "restore the frame",
+        )
+    if not path.resolve().is_relative_to(root.resolve()):
+        raise _bad(
+            where,
+            f"frame file '{frame}' lies outside the trajectory folder (it is {path.resolve()})",
+            "every state's frame inside the trajectory folder, also after following symbolic links",
+            "copy the frame into the trajectory's frames/ folder and name it relative to the folder",
+        )
+
+
 def read_states(root: Path, traj: Trajectory | None = None) -> Iterator[State]:
     """The states of a trajectory folder in order; a malformed line is an error with file:line."""
     path = root / STATES_FILE
@@ -430,13 +451,7 @@ def read_states(root: Path, traj: Trajectory | None = None) -> Iterator[State]:
                     expected,
                     "repair the line, or rewrite the trajectory",
                 ) from None
-            if not (root / st.frame).is_file():
-                raise _bad(
-                    f"{where}:{lineno}",
-                    f"frame file '{st.frame}' does not exist",
-                    "every state's frame inside the trajectory folder",
-                    "restore the frame",
-                )
+            _check_frame(root, st.frame, f"{where}:{lineno}")
             n += 1
             yield st
     if n == 0:
