@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from metalogic.engine.errors import MetalogicError
+from metalogic.engine.errors import MetalogicError, stored_value
 
 KEY_VERSION = 2  # 2: the server's address is part of the key (entries of version 1 lack it)
 
@@ -103,7 +103,7 @@ class ReplyCache:
             ("cost_usd", cost, cost is None or (_number(cost) and cost >= 0)),
         ):
             if not ok:
-                raise self._damaged(f"the entry {key[:12]}... holds {_shown(value)} in column {column}")
+                raise self._damaged(f"the entry {key[:12]}... holds {stored_value(value)} in column {column}")
         return CachedReply(reply, prompt_tokens, completion_tokens, None if cost is None else float(cost))
 
     def _damaged(self, what: str) -> MetalogicError:
@@ -152,9 +152,3 @@ def _count(v: object) -> bool:
 
 def _number(v: object) -> bool:
     return type(v) in (int, float) and math.isfinite(v)  # type: ignore[arg-type]
-
-
-def _shown(v: object) -> str:
-    """A stored value as the user may see it: its type, and its start in quotes."""
-    kind = {str: "text", bytes: "bytes", int: "a whole number", float: "a decimal"}.get(type(v), "NULL")
-    return f"{kind} {ascii(v)[:40]}" if v is not None else "NULL"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -21,6 +22,8 @@ from metalogic.agents.cache import ReplyCache, cache_key
 from metalogic.agents.parse import parse_reply
 from metalogic.agents.prompts import Prompt, PromptBuilder
 from metalogic.agents.values import INVALID
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins pairs, so any left stands alone
 
 
 @dataclass(frozen=True)
@@ -244,11 +247,7 @@ class ModelAgent(Agent):
 def clean_text(reply: str) -> str:
     """A reply as text that can be written anywhere: a server may send lone surrogates (JSON
     escapes such as \\ud800), which no UTF-8 file can hold; each becomes U+FFFD."""
-    try:
-        reply.encode("utf-8")
-    except UnicodeEncodeError:
-        return reply.encode("utf-8", errors="surrogatepass").decode("utf-8", errors="replace")
-    return reply
+    return _SURROGATE.sub("\ufffd", reply)
 
 
 def _value(reply: str, prompt: Prompt) -> Any:

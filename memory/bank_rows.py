@@ -10,13 +10,12 @@ part of a program (memory/engine_input.py hands them to the engines as data).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from metalogic.engine.errors import MetalogicError
+from metalogic.engine.errors import MetalogicError, stored_value
 from metalogic.engine.terms import INT_MAX
 
 if TYPE_CHECKING:
@@ -132,21 +131,8 @@ class Rows:
 
     def damaged(self, column: str, value: Any, expected: str) -> MetalogicError:
         return MetalogicError.single(
-            f"the memory bank is damaged: {self.what} holds {shown(value)} in column {column}",
+            f"the memory bank is damaged: {self.what} holds {stored_value(value)} in column {column}",
             where=str(self.db),
             expected=f"{expected} in column {column}",
             fix="restore cards.sqlite from a copy, or build the bank again with 'metalogic memory build'",
         )
-
-
-def shown(v: Any) -> str:
-    """A stored value for a message: its SQLite type and its start, escaped."""
-    if v is None:
-        return "NULL"
-    if isinstance(v, bytes):
-        return f"{len(v)} bytes"
-    kind = {str: "the text", int: "the number", float: "the decimal"}.get(type(v), type(v).__name__)
-    if isinstance(v, float) and not math.isfinite(v):
-        return f"the decimal {v}"
-    text = repr(v)
-    return f"{kind} {text[:60]}{'...' if len(text) > 60 else ''}"
