@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from metalogic.engine.errors import MetalogicError, stored_value
+from metalogic.engine.facts import display_path
 from metalogic.engine.terms import INT_MAX
 
 if TYPE_CHECKING:
@@ -132,7 +133,7 @@ class Rows:
     def damaged(self, column: str, value: Any, expected: str) -> MetalogicError:
         return MetalogicError.single(
             f"the memory bank is damaged: {self.what} holds {stored_value(value)} in column {column}",
-            where=str(self.db),
+            where=display_path(self.db),
             expected=f"{expected} in column {column}",
             fix="restore cards.sqlite from a copy, or build the bank again with 'metalogic memory build'",
         )

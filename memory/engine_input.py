@@ -69,8 +69,9 @@ def _problem(t: Any, depth: int) -> str:
 
 
 def _bad(fact: object, what: str) -> MetalogicError:
+    shown = fact if isinstance(fact, str) else repr(fact)  # text() refuses what is not a term
     return MetalogicError.single(
-        f"an input of the memory rules is not a fact of atoms and integers: {what} (in {str(fact)[:80]!r})",
+        f"an input of the memory rules is not a fact of atoms and integers: {what} (in {shown[:80]!r})",
         expected="whole numbers in clingo's 32-bit range and lower-case names",
         fix="the memory bank may be damaged; run 'metalogic memory stats BANK' to check it",
     )
