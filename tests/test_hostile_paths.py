@@ -1,0 +1,133 @@
+"""Paths and names in data files: frames must stay inside their folders (also after following
+symbolic links), and agent names that share a file name are refused before anything is read,
+resumed or discarded."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from helpers import run_cli
+from helpers_agents import read_answers, write_run
+from helpers_hostile import Script, chat, hostile_server
+from metalogic.engine.facts import display_path
+
+ONE = "query(q1, obj_dir(hall, 0, mug, duck)).\nform(q1, choice).\n"
+IMAGE_ASK = ["--agent", "openai:m", "--view", "image", "--boxes", "listed", "--max-side", "0", "--no-cache"]
+
+
+def with_frame(run: Path, path: str) -> None:
+    scene = (run / "scene.lp").read_text()
+    (run / "scene.lp").write_text(scene.replace('"frames/hall_0.png"', json.dumps(path)))
+
+
+def ask_images(run: Path, script: Script) -> tuple[int, str, str]:
+    with hostile_server(script) as url:
+        return run_cli("ask", str(run), *IMAGE_ASK, "--base-url", url, "--no-progress")
+
+
+@pytest.mark.parametrize("how", ["absolute", "dotdot", "symlink"])
+def test_a_frame_outside_the_run_is_never_sent(tmp_path: Path, how: str) -> None:
+    run = write_run(tmp_path / "run", queries=ONE, frames=True)
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(b"the user's private file, not a frame")
+    if how == "symlink":  # the fact is harmless, the file is a link out of the folder
+        (run / "frames" / "hall_0.png").unlink()
+        (run / "frames" / "hall_0.png").symlink_to(secret)
+        rel = "frames/hall_0.png"
+    else:
+        rel = str(secret) if how == "absolute" else "../secret.png"
+        with_frame(run, rel)
+    code, out, err = ask_images(run, script := Script())
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: {display_path(run / 'scene.lp')}:8:1: the frame of trajectory hall, state 0 ({rel!r}) lies "
+        f"outside the run's folders: it is {secret}\n"
+        f"  expected: frame files inside the scene root {run.resolve()} or inside a trajectory folder, also "
+        "after following symbolic links\n"
+        "  fix: correct the frame/3 fact, or copy the frame into its trajectory folder\n"
+    )
+    assert script.requests == []  # nothing was sent
+
+
+def test_frames_in_a_trajectory_folder_beside_the_facts_are_sent(tmp_path: Path) -> None:
+    """`metalogic extract` names frames in the trajectory folders next to the facts folder."""
+    run = write_run(tmp_path / "run", queries=ONE, frames=True)
+    traj = tmp_path / "trajectories" / "hall"
+    (traj / "frames").mkdir(parents=True)
+    (traj / "trajectory.json").write_text("{}")
+    Image.new("RGB", (32, 24), (9, 8, 7)).save(traj / "frames" / "000000.png")
+    with_frame(run, "../trajectories/hall/frames/000000.png")
+    code, _out, err = ask_images(run, script := Script(default=chat('{"answer": "nearer_left"}')))
+    assert code == 0, err
+    sent = script.requests[0]["messages"][0]["content"][1]["image_url"]["url"]
+    assert base64.b64decode(sent.split(",", 1)[1]) == (traj / "frames" / "000000.png").read_bytes()
+    assert read_answers(run / "answers" / "openai_m.lp") == {"q1": "nearer_left"}
+
+
+@pytest.mark.parametrize("how", ["absolute", "symlink"])
+def test_extract_refuses_frames_outside_the_trajectory_folder(tmp_path: Path, how: str) -> None:
+    src = tmp_path / "shots"
+    src.mkdir()
+    for i in range(2):
+        Image.new("RGB", (64, 48), (40 * i, 80, 120)).save(src / f"f{i}.png")
+    assert run_cli("import", "frames", str(src), "--out", str(tmp_path / "traj"), "--id", "walk")[0] == 0
+    folder = tmp_path / "traj" / "walk"
+    outside = src / "f1.png"
+    states = [json.loads(x) for x in (folder / "states.jsonl").read_text().splitlines()]
+    if how == "absolute":
+        states[1]["frame"] = str(outside)
+        (folder / "states.jsonl").write_text("".join(json.dumps(s) + "\n" for s in states))
+    else:
+        (folder / states[1]["frame"]).unlink()
+        (folder / states[1]["frame"]).symlink_to(outside)
+    code, _out, err = run_cli(
+        "extract", str(tmp_path / "traj"), "--detector", "gt", "--out", str(tmp_path / "f")
+    )
+    assert code == 2
+    assert err == (
+        f"error: {display_path(folder / 'states.jsonl')}:2: frame file '{states[1]['frame']}' lies outside "
+        f"the trajectory folder (it is {outside})\n"
+        "  expected: every state's frame inside the trajectory folder, also after following symbolic links\n"
+        "  fix: copy the frame into the trajectory's frames/ folder and name it relative to the folder\n"
+    )
+    assert not (tmp_path / "f" / "walk.lp").exists()
+
+
+def test_agent_names_sharing_a_file_name_are_refused(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run")
+    assert run_cli("ask", str(run), "--agent", "random", "--name", "x y")[0] == 0
+    before = {p.name: p.read_bytes() for p in (run / "answers").iterdir()}
+    journal = display_path(run / "answers" / "x_y.jsonl")
+    for extra in ([], ["--restart"]):
+        code, out, err = run_cli("ask", str(run), "--agent", "random", "--name", "x_y", "--seed", "3", *extra)
+        assert (code, out) == (2, "")
+        assert err == (
+            f"error: the agent names 'x_y' and 'x y' share the file name 'x_y': {journal} holds the "
+            "answers of 'x y'\n"
+            "  expected: agent names that stay apart as file names\n"
+            "  fix: give this run another --name (e.g. 'x_y-2'); the answers of 'x y' are left as they are\n"
+        )
+    assert {p.name: p.read_bytes() for p in (run / "answers").iterdir()} == before  # nothing discarded
+    code, _out, err = run_cli("ask", str(run), "--agent", "random", "--name", "x y")  # the owner resumes
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("name", "what"),
+    [("a\x1bb", "holds the control character '\\x1b'"), ("n" * 201, "is 201 characters long")],
+)
+def test_agent_names_the_facts_file_cannot_hold_are_refused(tmp_path: Path, name: str, what: str) -> None:
+    run = write_run(tmp_path / "run")
+    code, out, err = run_cli("ask", str(run), "--agent", "random", "--name", name)
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: the agent name {name[:60]!r} {what}\n"
+        "  expected: a name of 1 to 200 printable characters\n"
+        "  fix: choose another name with --name\n"
+    )
+    assert not (run / "answers").exists() or not any((run / "answers").iterdir())
