@@ -22,7 +22,7 @@ from typing import IO, Any
 from metalogic.agents.base import Answer, Question
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.terms import RESERVED_ATOMS, Atom, Str, Term, quote, text
+from metalogic.engine.terms import RESERVED_ATOMS, Atom, ParseError, Str, Term, parse_term, quote, text
 
 MAX_RAW = 4000  # characters of a raw reply kept in the facts file (the journal keeps all of it)
 MAX_NAME = 200  # characters of an agent name (it is on every line of the facts file)
@@ -171,7 +171,8 @@ class AnswerStore:
             return
         head = lines[0]
         if head.get("agent") != self.agent or head.get("fingerprint") != self.fingerprint:
-            old = head.get("fingerprint", {})
+            old = head.get("fingerprint")
+            old = old if isinstance(old, dict) else {}
             diff = sorted(k for k in {*old, *self.fingerprint} if old.get(k) != self.fingerprint.get(k))
             raise MetalogicError.single(
                 f"{display_path(self.journal)} holds answers asked with other settings ({', '.join(diff)})",
@@ -180,11 +181,13 @@ class AnswerStore:
                 "this run another --name",
             )
         for rec in lines[1:]:
-            q = self.questions.get(rec.get("qid", ""))
+            qid = rec.get("qid")
+            q = self.questions.get(qid) if isinstance(qid, str) else None
             if q is None or rec.get("content") != text(q.content) or rec.get("form") != text(q.form):
                 self.stale += 1  # the question changed or is gone (the run folder was regenerated)
                 continue
-            self.records[rec["qid"]] = rec
+            if _sound(rec):  # a line edited by hand into something else is asked again
+                self.records[q.key] = rec
 
     # writing -------------------------------------------------------------------------------------
 
@@ -253,6 +256,29 @@ class AnswerStore:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
         finally:
             self._fh.close()
+
+
+def _sound(rec: dict[str, Any]) -> bool:
+    """Does a journaled answer hold what the facts file and the manifest take from it? Its value
+    goes into the facts file as it is, so it must be an answer value."""
+    from metalogic.engine.schema import BY_KEY
+
+    value = rec.get("value")
+    try:
+        term = parse_term(value) if isinstance(value, str) else None
+    except ParseError:
+        term = None
+    numbers_ok = all(
+        type(rec.get(k)) is int and rec[k] >= 0 for k in ("prompt_tokens", "completion_tokens", "attempts")
+    ) and all(type(rec.get(k)) in (int, float) for k in ("latency_s",))
+    cost = rec.get("cost_usd")
+    return (
+        term is not None
+        and BY_KEY["answer/3"].args[2].type.check(term) is None
+        and isinstance(rec.get("raw"), str)
+        and numbers_ok
+        and (cost is None or type(cost) in (int, float))
+    )
 
 
 def _record(line: str) -> dict[str, Any] | None:

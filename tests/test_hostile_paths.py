@@ -131,3 +131,20 @@ def test_agent_names_the_facts_file_cannot_hold_are_refused(tmp_path: Path, name
         "  fix: choose another name with --name\n"
     )
     assert not (run / "answers").exists() or not any((run / "answers").iterdir())
+
+
+def test_journal_lines_edited_into_something_else_are_asked_again(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run")
+    assert run_cli("ask", str(run), "--agent", "oracle")[0] == 0
+    path = run / "answers" / "oracle.jsonl"
+    head, *recs = (json.loads(x) for x in path.read_text().splitlines())
+    before = read_answers(run / "answers" / "oracle.lp")
+    recs[0]["value"] = "left). shell('touch marker'). %"  # would go into the facts file as it is
+    recs[1]["qid"] = ["q2"]  # not a query id at all
+    recs[2]["prompt_tokens"] = "many"  # the manifest adds these up
+    path.write_text("".join(json.dumps(r) + "\n" for r in [head, *recs]))
+    code, out, err = run_cli("ask", str(run), "--agent", "oracle")
+    assert code == 0, err
+    assert "oracle: 3 to ask of 6 questions (3 answered before)" in out
+    assert read_answers(run / "answers" / "oracle.lp") == before  # asked again: the same answers
+    assert run_cli("check", str(run))[0] == 0
