@@ -100,15 +100,13 @@ def raw_lines(fh: BinaryIO) -> Iterator[bytes | None]:
         line = fh.readline(MAX_LINE_BYTES + 1)
         if not line:
             return
-        if first and line.startswith(BOM):
-            line, first = line[len(BOM) :], False
-        first = False
         if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
             while line and not line.endswith(b"\n"):  # skip the rest of the line in bounded pieces
                 line = fh.readline(MAX_LINE_BYTES)
             yield None
         else:
-            yield line
+            yield line[len(BOM) :] if first and line.startswith(BOM) else line
+        first = False
 
 
 def list_fact_files(folder: str | Path) -> tuple[Path, list[Path]]:
