@@ -29,23 +29,6 @@ COLOURS = (
 MIME = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".webp": "image/webp"}
 
 
-TRAJECTORY_FILE = "trajectory.json"  # marks a trajectory folder (metalogic.extract.trajectory.META_FILE)
-
-
-def frame_place(path: Path, scene_root: Path) -> Path | None:
-    """Where a frame file really is (symbolic links followed), if it may be shown to a model: inside
-    the run's scene root, or inside a trajectory folder (`metalogic extract` names frames in the
-    trajectory folders beside the facts folder). None for anything else: frame/3 facts are data,
-    and a path to any other file (absolute, '..', or a link out) would send that file to the
-    model server."""
-    real = path.resolve()
-    if real.is_relative_to(scene_root.resolve()):
-        return real
-    if any((folder / TRAJECTORY_FILE).is_file() for folder in real.parents):
-        return real
-    return None
-
-
 @dataclass(frozen=True)
 class PromptImage:
     data_url: str

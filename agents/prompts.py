@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from metalogic.agents.base import ContextProvider, Question
-from metalogic.agents.images import PromptImage, colour_name, frame_image, frame_place
+from metalogic.agents.images import PromptImage, colour_name, frame_image
 from metalogic.agents.rundir import RunDir, Trajectory
 from metalogic.agents.values import AnswerSpace, space_for
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
+from metalogic.engine.paths import frame_place
 from metalogic.engine.terms import Fun, Str, Term, text
 
 STRATEGIES = ("direct", "cot", "cogmap", "memory")

@@ -23,6 +23,7 @@ from typing import Any
 
 from metalogic.engine.errors import MetalogicError, Problem
 from metalogic.engine.facts import display_path
+from metalogic.engine.paths import inside
 from metalogic.engine.schema import SCENARIOS
 
 FORMAT = "metalogic-trajectory/1"
@@ -409,7 +410,7 @@ def _check_frame(root: Path, frame: str, where: str) -> None:
             "every state's frame inside the trajectory folder",
             "restore the frame",
         )
-    if not path.resolve().is_relative_to(root.resolve()):
+    if not inside(path, root):
         raise _bad(
             where,
             f"frame file '{frame}' lies outside the trajectory folder (it is {path.resolve()})",

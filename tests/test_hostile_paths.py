@@ -148,3 +148,17 @@ def test_journal_lines_edited_into_something_else_are_asked_again(tmp_path: Path
     assert "oracle: 3 to ask of 6 questions (3 answered before)" in out
     assert read_answers(run / "answers" / "oracle.lp") == before  # asked again: the same answers
     assert run_cli("check", str(run))[0] == 0
+
+
+def test_the_report_does_not_show_a_frame_outside_the_run(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", frames=True)
+    secret = tmp_path / "holiday.png"  # a real image, just not one of the run's frames
+    Image.new("RGB", (320, 240), (250, 1, 2)).save(secret)
+    with_frame(run, str(secret))
+    assert run_cli("ask", str(run), "--agent", "random", "--seed", "3")[0] == 0
+    code, out, err = run_cli("report", str(run), "--out", str(tmp_path / "report"))
+    assert code == 0, err
+    assert "note: 1 of 1 frames could not be shown" in out
+    html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
+    assert f"frame file lies outside the run's folders, not shown: {secret}" in html
+    assert "data:image/jpeg;base64" not in html  # no thumbnail of it was embedded
