@@ -243,27 +243,35 @@ class PromptBuilder:
             )
         path = self.run.scene_root / tr.frames[s]
         if path not in self._seen_frames:
-            if not path.is_file():
-                raise MetalogicError.single(
-                    f"frame image not found: {path}",
-                    where=where,
-                    expected="the frame files named by frame/3, relative to the run's scene_root (run.json)",
-                    fix="check scene_root in run.json, or ask without images: --view text",
-                )
-            real = frame_place(path, self.run.scene_root)
-            if real is None:
-                loc = self.run.scene.locate(Fun("frame", (tr.tid, s, Str(tr.frames[s]))))
-                where = loc[0] if loc else where
-                raise MetalogicError.single(
-                    f"the frame of trajectory {text(tr.tid)}, state {s} ({tr.frames[s]!r}) lies outside "
-                    f"the run's folders: it is {path.resolve()}",
-                    where=where,
-                    expected=f"frame files inside the scene root {self.run.scene_root} or inside a "
-                    "trajectory folder, also after following symbolic links",
-                    fix="correct the frame/3 fact, or copy the frame into its trajectory folder",
-                )
-            self._seen_frames[path] = real
+            self._seen_frames[path] = self._checked_frame(tr, s, path, where)
         return self._seen_frames[path]
+
+    def _checked_frame(self, tr: Trajectory, s: int, path: Path, where: str) -> Path:
+        """The frame file's real place, once it is known to exist inside the run's folders."""
+        try:
+            exists = path.is_file()
+            real = frame_place(path, self.run.scene_root) if exists else None
+        except OSError as exc:  # e.g. a name too long for the file system
+            exists, real = False, None
+            path = Path(f"{str(path)[:120]}... ({exc.strerror})")
+        if not exists:
+            raise MetalogicError.single(
+                f"frame image not found: {path}",
+                where=where,
+                expected="the frame files named by frame/3, relative to the run's scene_root (run.json)",
+                fix="check scene_root in run.json, or ask without images: --view text",
+            )
+        if real is None:
+            loc = self.run.scene.locate(Fun("frame", (tr.tid, s, Str(tr.frames[s]))))
+            raise MetalogicError.single(
+                f"the frame of trajectory {text(tr.tid)}, state {s} ({tr.frames[s]!r}) lies outside "
+                f"the run's folders: it is {path.resolve()}",
+                where=loc[0] if loc else where,
+                expected=f"frame files inside the scene root {self.run.scene_root} or inside a "
+                "trajectory folder, also after following symbolic links",
+                fix="correct the frame/3 fact, or copy the frame into its trajectory folder",
+            )
+        return real
 
     def _image(self, tr: Trajectory, s: int, name: str, objs: list[Term]) -> PromptImage:
         boxes = [(tr.label(o), tr.boxes[s][o]) for o in objs]

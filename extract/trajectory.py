@@ -403,14 +403,20 @@ def _check_frame(root: Path, frame: str, where: str) -> None:
     states.jsonl is data, and a path out of the folder (absolute, '..', or a link) would hand any
     file on the machine to the detector, the facts and, from there, to a model server."""
     path = root / frame
-    if not path.is_file():
+    try:
+        exists, confined = path.is_file(), inside(path, root)
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise _bad(
+            where, f"frame file '{frame[:120]}' cannot be used: {exc.strerror}", "a frame file name"
+        ) from None
+    if not exists:
         raise _bad(
             where,
             f"frame file '{frame}' does not exist",
             "every state's frame inside the trajectory folder",
             "restore the frame",
         )
-    if not inside(path, root):
+    if not confined:
         raise _bad(
             where,
             f"frame file '{frame}' lies outside the trajectory folder (it is {path.resolve()})",

@@ -162,3 +162,15 @@ def test_the_report_does_not_show_a_frame_outside_the_run(tmp_path: Path) -> Non
     html = (tmp_path / "report" / "report.html").read_text(encoding="utf-8")
     assert f"frame file lies outside the run's folders, not shown: {secret}" in html
     assert "data:image/jpeg;base64" not in html  # no thumbnail of it was embedded
+
+
+def test_a_frame_name_the_file_system_cannot_take_is_one_clear_error(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", queries=ONE, frames=True)
+    with_frame(run, "frames/" + "a" * 5000 + ".png")
+    code, out, err = ask_images(run, script := Script())
+    assert (code, out) == (2, "")
+    assert err.startswith(
+        f"error: {display_path(run / 'scene.lp')}: frame image not found: {run.resolve()}/frames/aaa"
+    )
+    assert "... (File name too long)\n  expected: the frame files named by frame/3" in err
+    assert script.requests == []
