@@ -174,3 +174,39 @@ def test_a_frame_name_the_file_system_cannot_take_is_one_clear_error(tmp_path: P
     )
     assert "... (File name too long)\n  expected: the frame files named by frame/3" in err
     assert script.requests == []
+
+
+def test_a_frame_that_is_a_decompression_bomb_is_one_clear_error(tmp_path: Path) -> None:
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    run = write_run(tmp_path / "run", queries=ONE, frames=True)
+    header = struct.pack(">IIBBBBB", 60_000, 60_000, 8, 2, 0, 0, 0)  # 3.6 gigapixels claimed
+    bomb = (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(b"\0" * 99))
+        + chunk(b"IEND", b"")
+    )
+    (run / "frames" / "hall_0.png").write_bytes(bomb)
+    with hostile_server(script := Script()) as url:
+        code, _out, err = run_cli(
+            "ask",
+            str(run),
+            "--agent",
+            "openai:m",
+            "--view",
+            "image",
+            "--no-cache",
+            "--base-url",
+            url,
+            "--no-progress",
+        )
+    assert code == 2
+    assert err.startswith(
+        f"error: cannot read frame image {(run / 'frames' / 'hall_0.png').resolve()}: Image size"
+    )
+    assert "could be decompression bomb" in err and script.requests == []
