@@ -176,22 +176,26 @@ def test_a_frame_name_the_file_system_cannot_take_is_one_clear_error(tmp_path: P
     assert script.requests == []
 
 
-def test_a_frame_that_is_a_decompression_bomb_is_one_clear_error(tmp_path: Path) -> None:
+def bomb_png() -> bytes:
+    """A small PNG file that claims 60000 x 60000 pixels (3.6 gigapixels when decoded)."""
     import struct
     import zlib
 
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
-    run = write_run(tmp_path / "run", queries=ONE, frames=True)
-    header = struct.pack(">IIBBBBB", 60_000, 60_000, 8, 2, 0, 0, 0)  # 3.6 gigapixels claimed
-    bomb = (
+    header = struct.pack(">IIBBBBB", 60_000, 60_000, 8, 2, 0, 0, 0)
+    return (
         b"\x89PNG\r\n\x1a\n"
         + chunk(b"IHDR", header)
         + chunk(b"IDAT", zlib.compress(b"\0" * 99))
         + chunk(b"IEND", b"")
     )
-    (run / "frames" / "hall_0.png").write_bytes(bomb)
+
+
+def test_a_frame_that_is_a_decompression_bomb_is_one_clear_error(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", queries=ONE, frames=True)
+    (run / "frames" / "hall_0.png").write_bytes(bomb_png())
     with hostile_server(script := Script()) as url:
         code, _out, err = run_cli(
             "ask",
@@ -210,3 +214,10 @@ def test_a_frame_that_is_a_decompression_bomb_is_one_clear_error(tmp_path: Path)
         f"error: cannot read frame image {(run / 'frames' / 'hall_0.png').resolve()}: Image size"
     )
     assert "could be decompression bomb" in err and script.requests == []
+    # the report does not show it either, and says so
+    run = write_run(tmp_path / "all", frames=True)  # every question: one violation, at state 0
+    (run / "frames" / "hall_0.png").write_bytes(bomb_png())
+    assert run_cli("ask", str(run), "--agent", "random", "--seed", "3")[0] == 0
+    code, out, err = run_cli("report", str(run), "--out", str(tmp_path / "report"))
+    assert code == 0, err
+    assert "note: 1 of 1 frames could not be shown" in out
