@@ -4,6 +4,10 @@ The key comes from the environment (OPENAI_API_KEY, or the variable named by --a
 endpoint from --base-url or OPENAI_BASE_URL. Images travel as data URLs. Replies are constrained to
 the prompt's JSON schema with `response_format`; a server that rejects one flavour (json_schema)
 is tried with the next (json_object with a schema, as llama.cpp's server takes it), then without.
+
+The server's replies are untrusted: --timeout bounds the whole request (a server that trickles its
+body byte by byte is cut off), and a body that is not a chat completion (not JSON, an HTML error
+page, JSON without `choices`) is a transient failure, retried like HTTP 503, never an answer.
 """
 
 from __future__ import annotations
@@ -67,6 +71,9 @@ class OpenAIBackend(ChatBackend):
             "extra_body": self.extra_body,
         }
 
+    def identity(self) -> dict[str, Any]:
+        return {"base_url": self.base_url.rstrip("/"), "extra_body": self.extra_body}
+
     def versions(self) -> dict[str, str]:
         return {"openai": self._openai.__version__}
 
@@ -109,7 +116,7 @@ class OpenAIBackend(ChatBackend):
         while True:
             flavour = self._flavours[0] if (req.structured and self._flavours) else ""
             try:
-                resp = await self._client().chat.completions.create(**self._kwargs(req, flavour))
+                body = await self._create(req, flavour)
             except self._openai.APIStatusError as exc:
                 if flavour and _refuses_format(exc):
                     self._drop_flavour(flavour)
@@ -119,7 +126,18 @@ class OpenAIBackend(ChatBackend):
                 raise self._bad_request(exc) from None
             except self._openai.APIError as exc:
                 raise self._sorted(exc) from None
-            return _completion(resp, bool(flavour))
+            return _completion(body, bool(flavour))
+
+    async def _create(self, req: ChatRequest, flavour: str) -> bytes:
+        """One request's body, bounded as a whole by the timeout (the client's own timeout bounds
+        each read, so a body sent a byte at a time would never time out). The body is read here,
+        not by the SDK, which takes whatever a server sends for a completion."""
+        create = self._client().chat.completions.with_raw_response.create
+        try:
+            raw = await asyncio.wait_for(create(**self._kwargs(req, flavour)), self.timeout_s)
+        except TimeoutError:
+            raise TransientError(f"no complete reply within {self.timeout_s:g} s") from None
+        return bytes(raw.http_response.content)
 
     def _drop_flavour(self, flavour: str) -> None:
         """This server refused that response_format: use the next one, or none at all."""
@@ -169,18 +187,41 @@ def _json_value(v: str) -> Any:
         return v
 
 
-def _completion(resp: Any, structured: bool) -> Completion:
-    choice = resp.choices[0] if getattr(resp, "choices", None) else None
-    text = (choice.message.content or "") if choice is not None and choice.message is not None else ""
-    usage = getattr(resp, "usage", None)
-    cost = getattr(usage, "cost", None) if usage is not None else None
+def _completion(body: bytes, structured: bool) -> Completion:
+    """The reply in a chat completion body, checked field by field; a body that is not one (not
+    JSON, an HTML error page, JSON without `choices`) is a transient failure, never an answer."""
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise TransientError(f"the server's reply is not JSON: {_start(body)}") from None
+    choices = data.get("choices") if isinstance(data, dict) else None
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise TransientError(f"the server's reply is not a chat completion: {_start(body)}")
+    message = choices[0].get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or not isinstance(content, str | None):
+        raise TransientError(f"the server's reply has no message text: {_start(body)}")
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    cost: Any = usage.get("cost")
     return Completion(
-        text,
-        int(getattr(usage, "prompt_tokens", 0) or 0),
-        int(getattr(usage, "completion_tokens", 0) or 0),
-        float(cost) if isinstance(cost, int | float) else None,
+        content or "",
+        _count(usage.get("prompt_tokens")),
+        _count(usage.get("completion_tokens")),
+        float(cost) if type(cost) in (int, float) and 0 <= cost < 1e9 else None,
         structured,
     )
+
+
+def _count(v: Any) -> int:
+    """A token count as the server reported it; 0 when it sent something else."""
+    return v if type(v) is int and 0 <= v < 2**53 else 0
+
+
+def _start(body: bytes) -> str:
+    """The start of what a server sent, for a message."""
+    shown = body[:120].decode("utf-8", errors="replace")
+    return repr(shown) + ("..." if len(body) > 120 else "")
 
 
 def _message(exc: Any) -> str:

@@ -1,14 +1,16 @@
 """A content-addressed response cache in SQLite (WAL mode, safe for several processes at once).
 
-The key is a SHA-256 of everything a reply depends on: backend kind, model, generation parameters,
-prompt text, image content hashes and reply schema. Only usable replies are stored: an error, an
-empty reply or a reply of whitespace is never written, so a later run asks again.
+The key is a SHA-256 of everything a reply depends on: backend kind, model, the server's address
+and request options, generation parameters, prompt text, image content hashes and reply schema.
+Only usable replies are stored: an error, an empty reply or a reply of whitespace is never written,
+so a later run asks again. Entries are checked when read (the file is data).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -17,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from metalogic.engine.errors import MetalogicError
+from metalogic.engine.errors import MetalogicError, stored_value
 
-KEY_VERSION = 1
+KEY_VERSION = 2  # 2: the server's address is part of the key (entries of version 1 lack it)
 
 
 def default_cache_path() -> Path:
@@ -30,9 +32,18 @@ def default_cache_path() -> Path:
     return base / "metalogic" / "replies.sqlite3"
 
 
-def cache_key(backend: str, model: str, params: dict[str, Any], prompt: dict[str, Any]) -> str:
+def cache_key(
+    backend: str, model: str, endpoint: dict[str, Any], params: dict[str, Any], prompt: dict[str, Any]
+) -> str:
     blob = json.dumps(
-        {"v": KEY_VERSION, "backend": backend, "model": model, "params": params, "prompt": prompt},
+        {
+            "v": KEY_VERSION,
+            "backend": backend,
+            "model": model,
+            "endpoint": endpoint,
+            "params": params,
+            "prompt": prompt,
+        },
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),
@@ -72,11 +83,37 @@ class ReplyCache:
         self._lock = threading.Lock()
 
     def get(self, key: str) -> CachedReply | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT reply, prompt_tokens, completion_tokens, cost_usd FROM replies WHERE key = ?", (key,)
-            ).fetchone()
-        return CachedReply(row[0], row[1], row[2], row[3]) if row else None
+        """The stored reply for `key`, checked column by column: the file is data, and SQLite
+        keeps whatever type was written into a column."""
+        try:
+            with self._lock:
+                row = self._db.execute(
+                    "SELECT reply, prompt_tokens, completion_tokens, cost_usd FROM replies WHERE key = ?",
+                    (key,),
+                ).fetchone()
+        except sqlite3.Error as exc:
+            raise self._damaged(f"it cannot be read ({exc})") from None
+        if row is None:
+            return None
+        reply, prompt_tokens, completion_tokens, cost = row
+        for column, value, ok in (
+            ("reply", reply, isinstance(reply, str)),
+            ("prompt_tokens", prompt_tokens, _count(prompt_tokens)),
+            ("completion_tokens", completion_tokens, _count(completion_tokens)),
+            ("cost_usd", cost, cost is None or (_number(cost) and cost >= 0)),
+        ):
+            if not ok:
+                raise self._damaged(f"the entry {key[:12]}... holds {stored_value(value)} in column {column}")
+        return CachedReply(reply, prompt_tokens, completion_tokens, None if cost is None else float(cost))
+
+    def _damaged(self, what: str) -> MetalogicError:
+        return MetalogicError.single(
+            f"the reply cache is damaged: {what}",
+            where=str(self.path),
+            expected="a cache written by 'metalogic ask' (text replies, whole token counts)",
+            fix=f"delete {self.path} (it holds only replies that can be asked for again), or pass "
+            "another --cache PATH, or --no-cache",
+        )
 
     def put(
         self,
@@ -90,11 +127,14 @@ class ReplyCache:
         """Store a usable reply; returns False (and stores nothing) for an empty one."""
         if not reply.strip():
             return False
-        with self._lock:
-            self._db.execute(
-                "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key, model, reply, prompt_tokens, completion_tokens, cost_usd, time.time()),
-            )
+        try:
+            with self._lock:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (key, model, reply, prompt_tokens, completion_tokens, cost_usd, time.time()),
+                )
+        except sqlite3.Error as exc:
+            raise self._damaged(f"a reply cannot be stored ({exc})") from None
         return True
 
     def __len__(self) -> int:
@@ -104,3 +144,11 @@ class ReplyCache:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _count(v: object) -> bool:
+    return type(v) is int and v >= 0
+
+
+def _number(v: object) -> bool:
+    return type(v) in (int, float) and math.isfinite(v)  # type: ignore[arg-type]

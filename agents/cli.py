@@ -122,7 +122,7 @@ def memory_provider(bank: str | None, mode: str) -> ContextProvider:
     type=click.FloatRange(0.1, 3600),
     default=120.0,
     show_default=True,
-    help="Seconds to wait for one reply.",
+    help="Seconds one request may take in all, however slowly the server sends its reply.",
 )
 @click.option(
     "--retries",

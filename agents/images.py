@@ -73,7 +73,7 @@ def _draw(raw: bytes, boxes: list[tuple[str, Box]], max_side: int, path: Path) -
         ) from None
     try:
         img = Image.open(io.BytesIO(raw)).convert("RGB")
-    except OSError as exc:
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:  # PIL's ways to fail
         raise MetalogicError.single(
             f"cannot read frame image {path}: {exc}",
             expected="a PNG or JPEG file",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -21,6 +22,8 @@ from metalogic.agents.cache import ReplyCache, cache_key
 from metalogic.agents.parse import parse_reply
 from metalogic.agents.prompts import Prompt, PromptBuilder
 from metalogic.agents.values import INVALID
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # json.loads joins pairs, so any left stands alone
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,11 @@ class ChatBackend(ABC):
         """One chat completion; raise TransientError, RequestFailed or MetalogicError on failure."""
 
     def settings(self) -> dict[str, Any]:
+        return {}
+
+    def identity(self) -> dict[str, Any]:
+        """Besides kind and model, what a reply depends on that the prompt does not show: for a
+        server, its address (two servers may serve different models under one name)."""
         return {}
 
     def versions(self) -> dict[str, str]:
@@ -145,7 +153,9 @@ class ModelAgent(Agent):
 
     def key(self, prompt: Prompt, structured: bool) -> str:
         params = {**asdict(self.params), "structured": structured}
-        return cache_key(self.backend.kind, self.backend.model, params, prompt.identity())
+        return cache_key(
+            self.backend.kind, self.backend.model, self.backend.identity(), params, prompt.identity()
+        )
 
     async def stream(self, batch: Sequence[Question], on_answer: OnAnswer) -> None:
         sem = asyncio.Semaphore(self.concurrency)
@@ -170,10 +180,11 @@ class ModelAgent(Agent):
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None:
             self.stats.cache_hits += 1
+            text = clean_text(hit.text)
             return Answer(
                 q,
-                _value(hit.text, prompt),
-                hit.text,
+                _value(text, prompt),
+                text,
                 cached=True,
                 prompt_tokens=hit.prompt_tokens,
                 completion_tokens=hit.completion_tokens,
@@ -190,19 +201,21 @@ class ModelAgent(Agent):
             if done.cost_usd is not None
             else self.prices.cost(done.prompt_tokens, done.completion_tokens)
         )
-        if self.cache is not None and done.text.strip():
+        text = clean_text(done.text)
+        value = _value(text, prompt)  # read before it is cached: the cache never holds what breaks it
+        if self.cache is not None and text.strip():
             self.cache.put(
                 self.key(prompt, done.structured),
                 self.backend.model,
-                done.text,
+                text,
                 done.prompt_tokens,
                 done.completion_tokens,
                 cost,
             )
         return Answer(
             q,
-            _value(done.text, prompt),
-            done.text,
+            value,
+            text,
             prompt_tokens=done.prompt_tokens,
             completion_tokens=done.completion_tokens,
             cost_usd=cost,
@@ -229,6 +242,12 @@ class ModelAgent(Agent):
     def close(self) -> None:
         if self.cache is not None:
             self.cache.close()
+
+
+def clean_text(reply: str) -> str:
+    """A reply as text that can be written anywhere: a server may send lone surrogates (JSON
+    escapes such as \\ud800), which no UTF-8 file can hold; each becomes U+FFFD."""
+    return _SURROGATE.sub("\ufffd", reply)
 
 
 def _value(reply: str, prompt: Prompt) -> Any:

@@ -3,6 +3,12 @@
 Order of trust: a JSON object in the reply (the format every prompt asks for), then the text after
 a final "answer:" marker, then the whole reply read as words. A reply that names two different
 values, or none, is unusable and becomes `invalid` (the caller keeps the raw text).
+
+Replies are untrusted input, so reading one is bounded: only the last MAX_REPLY_CHARS characters
+are read (every format puts the answer last), every pattern runs in linear time (possessive
+quantifiers, and no pattern restarts inside a run it already scanned), JSON nested deeper than
+MAX_JSON_DEPTH is not decoded, and the whole reading stops at PARSE_DEADLINE_S (the reply is then
+unusable).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import time
 from typing import Any
 
 from metalogic.agents.values import MAX_MAGNITUDE, AnswerSpace, move
@@ -93,15 +100,23 @@ SAME_WORDS = (
     "same spot",
     "coincide",
 )
+MAX_REPLY_CHARS = 20_000  # a longer reply is read from its end, where every format puts the answer
+MAX_JSON_DEPTH = 16  # deeper JSON is not decoded (json.loads and the field reader recurse)
+PARSE_DEADLINE_S = 1.0  # the whole reading of one reply; a reply that needs longer is unusable
+# "turned (to the | by | about | 90 [degrees])* left". Each repeated part starts with whitespace and
+# ends without it, and the quantifiers are possessive, so there is one way to match: linear time
+# (the earlier pattern could split a run of spaces many ways and backtracked exponentially).
 TURN_RX = re.compile(
-    r"\b(?:turn(?:ed|s|ing)?|rotat(?:e|ed|es|ing)|spun|spin)\b(?:\s+(?:to\s+the|by|about|\d+\s*"
-    r"(?:deg(?:rees)?|°)?\s*(?:to\s+the)?))*\s+(left|right|around|back)\b"
+    r"\b(?:turn(?:ed|s|ing)?|rotat(?:e|ed|es|ing)|spun|spin)\b"
+    r"(?:\s++(?:to\s++the|by|about|\d++(?:\s*+(?:deg(?:rees)?|°))?))*+\s++(left|right|around|back)\b"
 )
 NO_TURN_RX = re.compile(r"\b(?:no\s+turn|not\s+turn|didn't\s+turn|without\s+turning|no\s+rotation)\b")
 AROUND_RX = re.compile(r"\b(?:u-turn|turn(?:ed)?\s+around|180\s*(?:deg(?:rees)?|°))")
 MARKER_RX = re.compile(r"(?:final\s+answer|answer)\s*[:=]\s*", re.IGNORECASE)
+# A number never starts inside a run of digits, points and commas (so a long run is scanned once,
+# not once per digit), and its digits are taken possessively: linear time.
 NUMBER_RX = re.compile(
-    r"(-?\d+(?:[.,]\d+)*(?:\.\d+)?)\s*(millimet(?:er|re)s?|mm|centimet(?:er|re)s?|cm|kilomet(?:er|re)s?|km|"
+    r"(?<![\d.,])(-?\d++(?:[.,]\d++)*+)\s*(millimet(?:er|re)s?|mm|centimet(?:er|re)s?|cm|kilomet(?:er|re)s?|km|"
     r"met(?:er|re)s?|m|inch(?:es)?|in|feet|foot|ft|steps?)?\b",
     re.IGNORECASE,
 )
@@ -138,13 +153,39 @@ ECHO_WORDS = 5  # this many words in a row, found in the prompt too, are an echo
 ANSWER_KEYS = ("answer", "value", "direction", "distance", "result", "final_answer", "final")
 
 
-def parse_reply(reply: str, space: AnswerSpace, prompt: str = "") -> Term | None:
+class _OutOfTime(Exception):
+    """The reading of one reply passed its deadline."""
+
+
+class _Deadline:
+    def __init__(self, seconds: float) -> None:
+        self.end = time.monotonic() + seconds
+
+    def check(self) -> None:
+        if time.monotonic() > self.end:
+            raise _OutOfTime
+
+
+def parse_reply(
+    reply: str, space: AnswerSpace, prompt: str = "", deadline_s: float = PARSE_DEADLINE_S
+) -> Term | None:
     """The answer value a reply gives, or None when the reply is unusable. Words the reply copies
-    from the `prompt` (runs of ECHO_WORDS or more) are not read as an answer."""
-    obj = last_json_object(reply)
+    from the `prompt` (runs of ECHO_WORDS or more) are not read as an answer. Reading stops after
+    `deadline_s` seconds (the reply is then unusable)."""
+    deadline = _Deadline(deadline_s)
+    try:
+        return _parse(reply[-MAX_REPLY_CHARS:], space, prompt, deadline)
+    except _OutOfTime:
+        return None
+
+
+def _parse(reply: str, space: AnswerSpace, prompt: str, deadline: _Deadline) -> Term | None:
+    obj = last_json_object(reply, deadline)
     if obj is not None and _has_answer(obj):
         return _from_json(obj, space)  # the reply kept to the asked format: its answer field decides
+    deadline.check()
     reply = strip_echo(reply, prompt) if prompt else reply
+    deadline.check()
     markers = list(MARKER_RX.finditer(reply))
     if markers:
         tail = reply[markers[-1].end() :].strip().splitlines()
@@ -152,6 +193,7 @@ def parse_reply(reply: str, space: AnswerSpace, prompt: str = "") -> Term | None
             value = read_value(tail[0], space)
             if value is not None:
                 return value
+    deadline.check()
     return read_value(reply, space)
 
 
@@ -370,11 +412,13 @@ def _norm(s: str) -> str:
     return re.sub(r"[\s\-]+", "_", s.strip().strip("\"'`.").lower())
 
 
-def last_json_object(reply: str) -> dict[str, Any] | None:
+def last_json_object(reply: str, deadline: _Deadline | None = None) -> dict[str, Any] | None:
     """The last JSON object in a reply (inside a code fence or not), tolerating single quotes and
-    trailing commas; None when there is none."""
+    trailing commas; None when there is none. Objects nested deeper than MAX_JSON_DEPTH are skipped."""
     found: dict[str, Any] | None = None
     for chunk in _brace_chunks(reply):
+        if deadline is not None:
+            deadline.check()
         obj = _loads(chunk)
         if isinstance(obj, dict):
             found = obj
@@ -382,21 +426,24 @@ def last_json_object(reply: str) -> dict[str, Any] | None:
 
 
 def _loads(chunk: str) -> Any:
+    # ValueError covers malformed JSON and integers too long for int() (over 4300 digits)
     for attempt in (chunk, re.sub(r",\s*([}\]])", r"\1", chunk)):
         try:
             return json.loads(attempt)
-        except json.JSONDecodeError:
+        except ValueError:
             pass
     relaxed = re.sub(r"'([^'\"]*)'", r'"\1"', re.sub(r",\s*([}\]])", r"\1", chunk))
     try:
         return json.loads(relaxed)
-    except json.JSONDecodeError:
+    except ValueError:
         return None
 
 
 def _brace_chunks(s: str) -> list[str]:
-    """Balanced {...} substrings (outermost only), skipping braces inside double-quoted strings."""
+    """Balanced {...} substrings (outermost only), skipping braces inside double-quoted strings and
+    chunks whose braces and brackets nest deeper than MAX_JSON_DEPTH."""
     chunks, depth, start, in_str, esc = [], 0, -1, False, False
+    brackets = deepest = 0
     for i, ch in enumerate(s):
         if in_str:
             if esc:
@@ -410,10 +457,16 @@ def _brace_chunks(s: str) -> list[str]:
             in_str, esc = True, False
         elif ch == "{":
             if depth == 0:
-                start = i
+                start, brackets, deepest = i, 0, 0
             depth += 1
+            deepest = max(deepest, depth + brackets)
         elif ch == "}" and depth > 0:
             depth -= 1
-            if depth == 0:
+            if depth == 0 and deepest <= MAX_JSON_DEPTH:
                 chunks.append(s[start : i + 1])
+        elif ch == "[" and depth > 0:
+            brackets += 1
+            deepest = max(deepest, depth + brackets)
+        elif ch == "]" and brackets > 0:
+            brackets -= 1
     return chunks

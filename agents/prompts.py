@@ -20,7 +20,8 @@ from metalogic.agents.rundir import RunDir, Trajectory
 from metalogic.agents.values import AnswerSpace, space_for
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.terms import Fun, Term, text
+from metalogic.engine.paths import frame_place
+from metalogic.engine.terms import Fun, Str, Term, text
 
 STRATEGIES = ("direct", "cot", "cogmap", "memory")
 VIEWS = ("image", "text")
@@ -165,7 +166,7 @@ class PromptBuilder:
                 fix="pass context=... (the spatial memory's provider) to PromptOptions",
             )
         self.run, self.opt = run, options
-        self._seen_frames: set[Path] = set()
+        self._seen_frames: dict[Path, Path] = {}  # frame path -> where the file really is
 
     def space(self, q: Question) -> AnswerSpace:
         tr = self.run.trajectory(q)
@@ -242,15 +243,35 @@ class PromptBuilder:
             )
         path = self.run.scene_root / tr.frames[s]
         if path not in self._seen_frames:
-            if not path.is_file():
-                raise MetalogicError.single(
-                    f"frame image not found: {path}",
-                    where=where,
-                    expected="the frame files named by frame/3, relative to the run's scene_root (run.json)",
-                    fix="check scene_root in run.json, or ask without images: --view text",
-                )
-            self._seen_frames.add(path)
-        return path
+            self._seen_frames[path] = self._checked_frame(tr, s, path, where)
+        return self._seen_frames[path]
+
+    def _checked_frame(self, tr: Trajectory, s: int, path: Path, where: str) -> Path:
+        """The frame file's real place, once it is known to exist inside the run's folders."""
+        try:
+            exists = path.is_file()
+            real = frame_place(path, self.run.scene_root) if exists else None
+        except OSError as exc:  # e.g. a name too long for the file system
+            exists, real = False, None
+            path = Path(f"{str(path)[:120]}... ({exc.strerror})")
+        if not exists:
+            raise MetalogicError.single(
+                f"frame image not found: {path}",
+                where=where,
+                expected="the frame files named by frame/3, relative to the run's scene_root (run.json)",
+                fix="check scene_root in run.json, or ask without images: --view text",
+            )
+        if real is None:
+            loc = self.run.scene.locate(Fun("frame", (tr.tid, s, Str(tr.frames[s]))))
+            raise MetalogicError.single(
+                f"the frame of trajectory {text(tr.tid)}, state {s} ({tr.frames[s]!r}) lies outside "
+                f"the run's folders: it is {path.resolve()}",
+                where=loc[0] if loc else where,
+                expected=f"frame files inside the scene root {self.run.scene_root} or inside a "
+                "trajectory folder, also after following symbolic links",
+                fix="correct the frame/3 fact, or copy the frame into its trajectory folder",
+            )
+        return real
 
     def _image(self, tr: Trajectory, s: int, name: str, objs: list[Term]) -> PromptImage:
         boxes = [(tr.label(o), tr.boxes[s][o]) for o in objs]

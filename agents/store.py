@@ -22,11 +22,35 @@ from typing import IO, Any
 from metalogic.agents.base import Answer, Question
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.terms import RESERVED_ATOMS, Atom, Str, Term, quote, text
+from metalogic.engine.terms import RESERVED_ATOMS, Atom, ParseError, Str, Term, parse_term, quote, text
 
 MAX_RAW = 4000  # characters of a raw reply kept in the facts file (the journal keeps all of it)
+MAX_NAME = 200  # characters of an agent name (it is on every line of the facts file)
 _ATOM = re.compile(r"[a-z][A-Za-z0-9_]*")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_NAME_BAD = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def check_agent_name(name: str) -> str:
+    """Refuse an agent name the facts file cannot hold as it is (a string with a control character
+    would be rejected by the facts reader, and so by 'metalogic check')."""
+    what = _name_problem(name)
+    if what:
+        raise MetalogicError.single(
+            f"the agent name {name[:60]!r} {what}",
+            expected=f"a name of 1 to {MAX_NAME} printable characters",
+            fix="choose another name with --name",
+        )
+    return name
+
+
+def _name_problem(name: str) -> str:
+    if not name:
+        return "is empty"
+    if len(name) > MAX_NAME:
+        return f"is {len(name)} characters long"
+    bad = _NAME_BAD.search(name)
+    return f"holds the control character {bad.group()!r}" if bad else ""
 
 
 def agent_term(name: str) -> Term:
@@ -64,7 +88,7 @@ class AnswerStore:
         questions: list[Question],
         restart: bool = False,
     ) -> None:
-        self.agent, self.fingerprint = agent, fingerprint
+        self.agent, self.fingerprint = check_agent_name(agent), fingerprint
         self.term = agent_term(agent)
         self.questions = {q.key: q for q in questions}
         self.order = [q.key for q in questions]
@@ -76,6 +100,11 @@ class AnswerStore:
             answers_dir / f"{name}.jsonl",
         )
         self._fh: IO[str] = self._open_locked()
+        try:
+            self._check_owner()  # before --restart, which must never discard another agent's answers
+        except BaseException:
+            self.close()
+            raise
         if restart:
             self._fh.truncate(0)
             self.lp.unlink(missing_ok=True)
@@ -100,6 +129,21 @@ class AnswerStore:
             ) from None
         return fh
 
+    def _check_owner(self) -> None:
+        """Agent names that differ but share a file name ('x y' and 'x_y') are refused up front,
+        naming both, so that neither run reads, resumes or discards the other's answers."""
+        self._fh.seek(0)
+        head = _record(self._fh.readline())
+        other = head.get("agent") if head else None
+        if isinstance(other, str) and other != self.agent:
+            raise MetalogicError.single(
+                f"the agent names {self.agent!r} and {other!r} share the file name "
+                f"'{self.journal.stem}': {display_path(self.journal)} holds the answers of {other!r}",
+                expected="agent names that stay apart as file names",
+                fix=f"give this run another --name (e.g. '{slug(self.agent)}-2'); the answers of "
+                f"{other!r} are left as they are",
+            )
+
     def _read(self) -> None:
         fh = self._fh
         fh.seek(0)
@@ -109,12 +153,11 @@ class AnswerStore:
             fh.truncate(len(data[:keep].encode("utf-8")))
             data = data[:keep]
         lines = []
-        for line in data.splitlines():
-            try:
-                rec = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # not ours to guess at; the question is asked again
-            if isinstance(rec, dict):
+        # Lines end at '\n' only: str.splitlines() would also split at U+2028, U+0085 and form
+        # feeds, which JSON keeps unescaped inside a reply, and every such answer would be lost.
+        for line in data.split("\n"):
+            rec = _record(line)
+            if rec is not None:
                 lines.append(rec)
         if not lines:
             self._append(
@@ -128,7 +171,8 @@ class AnswerStore:
             return
         head = lines[0]
         if head.get("agent") != self.agent or head.get("fingerprint") != self.fingerprint:
-            old = head.get("fingerprint", {})
+            old = head.get("fingerprint")
+            old = old if isinstance(old, dict) else {}
             diff = sorted(k for k in {*old, *self.fingerprint} if old.get(k) != self.fingerprint.get(k))
             raise MetalogicError.single(
                 f"{display_path(self.journal)} holds answers asked with other settings ({', '.join(diff)})",
@@ -137,11 +181,13 @@ class AnswerStore:
                 "this run another --name",
             )
         for rec in lines[1:]:
-            q = self.questions.get(rec.get("qid", ""))
+            qid = rec.get("qid")
+            q = self.questions.get(qid) if isinstance(qid, str) else None
             if q is None or rec.get("content") != text(q.content) or rec.get("form") != text(q.form):
                 self.stale += 1  # the question changed or is gone (the run folder was regenerated)
                 continue
-            self.records[rec["qid"]] = rec
+            if _sound(rec):  # a line edited by hand into something else is asked again
+                self.records[q.key] = rec
 
     # writing -------------------------------------------------------------------------------------
 
@@ -210,6 +256,39 @@ class AnswerStore:
             fcntl.flock(self._fh.fileno(), fcntl.LOCK_UN)
         finally:
             self._fh.close()
+
+
+def _sound(rec: dict[str, Any]) -> bool:
+    """Does a journaled answer hold what the facts file and the manifest take from it? Its value
+    goes into the facts file as it is, so it must be an answer value."""
+    from metalogic.engine.schema import BY_KEY
+
+    value = rec.get("value")
+    try:
+        term = parse_term(value) if isinstance(value, str) else None
+    except ParseError:
+        term = None
+    numbers_ok = all(
+        type(rec.get(k)) is int and rec[k] >= 0 for k in ("prompt_tokens", "completion_tokens", "attempts")
+    ) and all(type(rec.get(k)) in (int, float) for k in ("latency_s",))
+    cost = rec.get("cost_usd")
+    return (
+        term is not None
+        and BY_KEY["answer/3"].args[2].type.check(term) is None
+        and isinstance(rec.get("raw"), str)
+        and numbers_ok
+        and (cost is None or type(cost) in (int, float))
+    )
+
+
+def _record(line: str) -> dict[str, Any] | None:
+    """A journal line as a record; None for anything else (not ours to guess at: the question is
+    asked again)."""
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) else None
 
 
 def clean_raw(raw: str) -> str:

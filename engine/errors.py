@@ -63,3 +63,15 @@ def did_you_mean(word: str, choices: list[str] | tuple[str, ...] | set[str]) -> 
 
     close = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
     return f"did you mean {close[0]}?" if close else ""
+
+
+def stored_value(v: object) -> str:
+    """A value read from a database or a file, for a message: its kind and the start of it,
+    escaped ('the text \'0)], L)...\'', 'the number 7', 'NULL', '12 bytes')."""
+    if v is None:
+        return "NULL"
+    if isinstance(v, bytes):
+        return f"{len(v)} bytes"
+    kind = {str: "the text", int: "the number", float: "the decimal"}.get(type(v), type(v).__name__)
+    shown = repr(v)
+    return f"{kind} {shown[:60]}{'...' if len(shown) > 60 else ''}"

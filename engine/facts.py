@@ -13,12 +13,17 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from metalogic.engine import schema
 from metalogic.engine.errors import MetalogicError, Problem
 from metalogic.engine.terms import Fun, ParseError, Term, parse_fact_line, text
 
 MAX_PROBLEMS = 10
+# Bounds that keep a hostile file from costing unbounded memory: the longest line the reader takes
+# (the longest fact metalogic writes, a raw reply of 4000 characters, needs at most 32 kB).
+MAX_LINE_BYTES = 100_000
+BOM = b"\xef\xbb\xbf"
 
 _FAST: dict[str, list[tuple[re.Pattern[str], list[Callable[[str], bool]], str]]] = {}
 for _pred in schema.PREDICATES:
@@ -78,8 +83,30 @@ class FactSet:
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    with path.open(encoding="utf-8", errors="replace", newline="") as fh:
-        yield from enumerate(fh, start=1)
+    with path.open("rb") as fh:
+        for lineno, raw in enumerate(raw_lines(fh), start=1):
+            if raw is not None:
+                yield lineno, raw.decode("utf-8", errors="replace")
+
+
+def raw_lines(fh: BinaryIO) -> Iterator[bytes | None]:
+    """The lines of a binary file as the engines see them: ended by '\n' alone (a '\r' before it
+    stays on the line), never by the other characters Python's str.splitlines() breaks at (U+2028,
+    U+0085, form feed, ...), which both engines read as ordinary text. A UTF-8 byte order mark at
+    the start of the file is dropped. A line longer than MAX_LINE_BYTES is skipped without being
+    held in memory, and yielded as None."""
+    first = True
+    while True:
+        line = fh.readline(MAX_LINE_BYTES + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while line and not line.endswith(b"\n"):  # skip the rest of the line in bounded pieces
+                line = fh.readline(MAX_LINE_BYTES)
+            yield None
+        else:
+            yield line[len(BOM) :] if first and line.startswith(BOM) else line
+        first = False
 
 
 def list_fact_files(folder: str | Path) -> tuple[Path, list[Path]]:
@@ -127,29 +154,49 @@ def read_facts(folder: str | Path, *, keep: Callable[[str], bool] | None = None)
 def _read_file(path: Path, fs: FactSet, keep: Callable[[str], bool] | None) -> Iterable[Problem]:
     shown = display_path(path)
     try:
-        data = path.read_bytes()
+        fh = path.open("rb")
     except OSError as exc:
-        yield Problem(
-            f"cannot read facts file: {exc.strerror}",
-            where=shown,
-            expected="a readable file",
-            fix="check the file's permissions",
-        )
+        yield _unreadable(shown, exc)
         return
-    try:
-        content = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        bad_line = data[: exc.start].count(b"\n") + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        yield Problem(
-            "bytes that are not UTF-8 text",
-            where=f"{shown}:{bad_line}:{col}",
-            expected="a UTF-8 text file",
-            fix="re-save the file as UTF-8",
-        )
-        return
+    with fh:
+        try:
+            yield from _read_lines(raw_lines(fh), shown, fs, keep)
+        except OSError as exc:  # e.g. a folder named *.lp, or a read error halfway
+            yield _unreadable(shown, exc)
+
+
+def _unreadable(shown: str, exc: OSError) -> Problem:
+    return Problem(
+        f"cannot read facts file: {exc.strerror or exc}",
+        where=shown,
+        expected="a readable file",
+        fix="check the file's permissions",
+    )
+
+
+def _read_lines(
+    lines: Iterable[bytes | None], shown: str, fs: FactSet, keep: Callable[[str], bool] | None
+) -> Iterable[Problem]:
     facts, counts = fs.facts, fs.counts
-    for lineno, line in enumerate(content.splitlines(keepends=True), start=1):
+    for lineno, raw in enumerate(lines, start=1):
+        if raw is None:
+            yield Problem(
+                f"line is longer than {MAX_LINE_BYTES:,} bytes",
+                where=f"{shown}:{lineno}:1",
+                expected=f"one fact per line, each at most {MAX_LINE_BYTES:,} bytes long (docs/facts.md)",
+                fix="shorten the line (a long string is the usual cause), or split it into several facts",
+            )
+            continue
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            yield Problem(
+                "bytes that are not UTF-8 text",
+                where=f"{shown}:{lineno}:{exc.start + 1}",
+                expected="a UTF-8 text file",
+                fix="re-save the file as UTF-8",
+            )
+            return
         body = _fast_accept(line, counts)
         if body is None:
             stripped = line.lstrip()

@@ -24,6 +24,7 @@ from metalogic import __version__
 from metalogic.engine.check import CheckResult, run_check
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
+from metalogic.engine.paths import frame_place
 from metalogic.engine.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.results import label, split_args
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
@@ -280,8 +281,11 @@ def frame_images(
         else:
             path = root / rel
             try:
-                entry["src"], natural = thumbnail(path, width)
-                size = size or natural
+                if frame_place(path, root) is None:  # a frame/3 fact may not show any file on the machine
+                    entry["note"] = f"frame file lies outside the run's folders, not shown: {path}"
+                else:
+                    entry["src"], natural = thumbnail(path, width)
+                    size = size or natural
             except OSError:
                 entry["note"] = f"frame file not found or unreadable: {path}"
             except ImportError:

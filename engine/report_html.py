@@ -86,8 +86,8 @@ def thumbnail(path: Path, width: int) -> tuple[str, tuple[int, int]]:
             rgb = rgb.resize((width, height), Image.Resampling.LANCZOS)
         buf = io.BytesIO()
         rgb.save(buf, "JPEG", quality=80)
-    except UnidentifiedImageError as exc:
-        raise OSError(str(exc)) from None
+    except (UnidentifiedImageError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise OSError(str(exc)) from None  # every way Pillow refuses a file: the frame is not shown
     return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii"), natural
 
 

@@ -12,6 +12,9 @@ import re
 from dataclasses import dataclass
 
 INT_MIN, INT_MAX = -(2**31) + 1, 2**31 - 1  # clingo integers are 32-bit and wrap silently
+# How deeply compound terms may nest. The schema needs three levels (form(q, options(move(a, b)))),
+# and the limit keeps the recursive parser, printer and checks far from Python's recursion limit.
+MAX_DEPTH = 20
 
 
 class Atom(str):
@@ -200,7 +203,7 @@ def _bad_token(kind: str, value: str, col: int, expected: str) -> ParseError:
     return ParseError(col, what, expected, fix)
 
 
-def _term(tk: _Tokens) -> Term:
+def _term(tk: _Tokens, depth: int = 0) -> Term:
     kind, value, col = tk.take()
     if kind == "int":
         n = int(value)
@@ -214,12 +217,19 @@ def _term(tk: _Tokens) -> Term:
     if kind == "name":
         nxt = tk.peek()
         if nxt[0] == "open" and nxt[2] == col + len(value):
+            if depth >= MAX_DEPTH:
+                raise ParseError(
+                    col,
+                    f"terms nested more than {MAX_DEPTH} deep",
+                    f"compound terms at most {MAX_DEPTH} levels deep (docs/facts.md)",
+                    "flatten the term: metalogic's facts need three levels at most",
+                )
             tk.take()
-            args = [_term(tk)]
+            args = [_term(tk, depth + 1)]
             while True:
                 k2, v2, c2 = tk.take()
                 if k2 == "comma":
-                    args.append(_term(tk))
+                    args.append(_term(tk, depth + 1))
                 elif k2 == "close":
                     return Fun(value, tuple(args))
                 else:

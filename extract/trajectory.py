@@ -23,6 +23,7 @@ from typing import Any
 
 from metalogic.engine.errors import MetalogicError, Problem
 from metalogic.engine.facts import display_path
+from metalogic.engine.paths import inside
 from metalogic.engine.schema import SCENARIOS
 
 FORMAT = "metalogic-trajectory/1"
@@ -397,6 +398,33 @@ def _state(d: Any, expect: int) -> State:
     )
 
 
+def _check_frame(root: Path, frame: str, where: str) -> None:
+    """A state's frame must be a file inside the trajectory folder, also after following symlinks:
+    states.jsonl is data, and a path out of the folder (absolute, '..', or a link) would hand any
+    file on the machine to the detector, the facts and, from there, to a model server."""
+    path = root / frame
+    try:
+        exists, confined = path.is_file(), inside(path, root)
+    except OSError as exc:  # e.g. a name too long for the file system
+        raise _bad(
+            where, f"frame file '{frame[:120]}' cannot be used: {exc.strerror}", "a frame file name"
+        ) from None
+    if not exists:
+        raise _bad(
+            where,
+            f"frame file '{frame}' does not exist",
+            "every state's frame inside the trajectory folder",
+            "restore the frame",
+        )
+    if not confined:
+        raise _bad(
+            where,
+            f"frame file '{frame}' lies outside the trajectory folder (it is {path.resolve()})",
+            "every state's frame inside the trajectory folder, also after following symbolic links",
+            "copy the frame into the trajectory's frames/ folder and name it relative to the folder",
+        )
+
+
 def read_states(root: Path, traj: Trajectory | None = None) -> Iterator[State]:
     """The states of a trajectory folder in order; a malformed line is an error with file:line."""
     path = root / STATES_FILE
@@ -430,13 +458,7 @@ def read_states(root: Path, traj: Trajectory | None = None) -> Iterator[State]:
                     expected,
                     "repair the line, or rewrite the trajectory",
                 ) from None
-            if not (root / st.frame).is_file():
-                raise _bad(
-                    f"{where}:{lineno}",
-                    f"frame file '{st.frame}' does not exist",
-                    "every state's frame inside the trajectory folder",
-                    "restore the frame",
-                )
+            _check_frame(root, st.frame, f"{where}:{lineno}")
             n += 1
             yield st
     if n == 0:

@@ -24,12 +24,12 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from metalogic import __version__
 from metalogic.engine.errors import MetalogicError
+from metalogic.memory.bank_rows import MILLION, Card, NewCard, Rows, Visit, card_row
 
 if TYPE_CHECKING:
     import numpy as np
@@ -82,55 +82,6 @@ def now() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
 
 
-@dataclass(frozen=True)
-class NewCard:
-    """A card about to be written: what the reflection produced, and where it came from."""
-
-    kind: str
-    task: str
-    summary: str
-    lesson: str
-    provenance: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Card:
-    id: int
-    kind: str
-    task: str
-    summary: str
-    lesson: str
-    n: int
-    c: int
-    v: int
-    v0: int
-    created: str
-    provenance: dict[str, Any]
-    retired: str | None
-    retired_at: str | None
-
-    @property
-    def active(self) -> bool:
-        return self.retired is None
-
-
-@dataclass(frozen=True)
-class Visit:
-    """One visit to write: card, build pass, the task it guided, verifier, reward and the new stats."""
-
-    card: int
-    pass_no: int
-    task_key: str
-    verifier: str
-    reward: int
-    stats: Stats
-
-
-def _card(row: Sequence[Any]) -> Card:
-    cid, kind, task, summary, lesson, n, c, v, v0, created, prov, retired, retired_at = row
-    return Card(cid, kind, task, summary, lesson, n, c, v, v0, created, json.loads(prov), retired, retired_at)
-
-
 def bank_error(path: Path, what: str, fix: str) -> MetalogicError:
     return MetalogicError.single(
         what, where=str(path), expected="a memory bank folder made by 'metalogic memory build'", fix=fix
@@ -147,8 +98,12 @@ class Bank:
         self.lock = threading.RLock()
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         self.meta = meta
-        self.embedder = meta["embedder"]
-        self.dim = int(meta["dim"])
+        rows = Rows(path / DB_NAME, "the meta table")
+        self.embedder = rows.text("value (key embedder)", meta.get("embedder"))
+        dim = _int_text(meta.get("dim"))
+        if dim is None or not 1 <= dim <= 65_536:
+            raise rows.damaged("value (key dim)", meta.get("dim"), "a whole number from 1 to 65536")
+        self.dim = dim
         self._index: CardIndex | None = None
         self._index_dirty = False
 
@@ -209,19 +164,20 @@ class Bank:
                 conn = sqlite3.connect(db, check_same_thread=False, isolation_level=None)
                 conn.execute("PRAGMA foreign_keys = ON")
             version = conn.execute("SELECT value FROM meta WHERE key = 'schema'").fetchone()
+            if version is not None and _int_text(version[0]) == SCHEMA_VERSION:
+                conn.execute(f"SELECT {_CARD_COLUMNS}, embedding FROM cards LIMIT 0")  # the columns exist
+                return cls(folder, conn, readonly)
         except sqlite3.DatabaseError as exc:
             raise bank_error(
                 folder,
                 f"'{db}' is not a readable memory bank ({exc})",
                 "point --bank at a folder written by 'metalogic memory build'",
             ) from None
-        if version is None or int(version[0]) != SCHEMA_VERSION:
-            raise bank_error(
-                folder,
-                f"memory bank format {version[0] if version else '?'} is not supported",
-                f"this metalogic reads format {SCHEMA_VERSION}; rebuild the bank",
-            )
-        return cls(folder, conn, readonly)
+        raise bank_error(
+            folder,
+            f"memory bank format {version[0] if version else '?'!r} is not supported",
+            f"this metalogic reads format {SCHEMA_VERSION}; rebuild the bank",
+        )
 
     def close(self) -> None:
         with self.lock:
@@ -300,7 +256,7 @@ class Bank:
                 f"no card {card_id} in the bank ({span})",
                 f"list the cards with 'metalogic memory list {self.path}'",
             )
-        return _card(row)
+        return card_row(self.path / DB_NAME, row)
 
     def get_many(self, ids: Sequence[int]) -> dict[int, Card]:
         if not ids:
@@ -310,7 +266,7 @@ class Bank:
             rows = self.conn.execute(
                 f"SELECT {_CARD_COLUMNS} FROM cards WHERE id IN ({marks})", list(ids)
             ).fetchall()
-        return {r[0]: _card(r) for r in rows}
+        return {c.id: c for c in (card_row(self.path / DB_NAME, r) for r in rows)}
 
     def cards(self, *, active_only: bool = False, kind: str | None = None) -> list[Card]:
         where, args = [], []
@@ -325,7 +281,8 @@ class Bank:
             + " ORDER BY id"
         )
         with self.lock:
-            return [_card(r) for r in self.conn.execute(sql, args).fetchall()]
+            rows = self.conn.execute(sql, args).fetchall()
+        return [card_row(self.path / DB_NAME, r) for r in rows]
 
     def card_ids(self) -> list[int]:
         with self.lock:
@@ -393,18 +350,19 @@ class Bank:
                 "SELECT pass, task_key, verifier, reward, n, c, v, at FROM visits WHERE card = ? ORDER BY id",
                 (card_id,),
             ).fetchall()
+        r = Rows(self.path / DB_NAME, f"a visit of card {card_id}")
         for p, key, verifier, reward, n, c, v, at in rows:
             events.append(
                 {
-                    "at": at,
+                    "at": r.text("at", at),
                     "event": "visit",
-                    "pass": p,
-                    "task": key,
-                    "verifier": verifier,
-                    "reward": reward,
-                    "n": n,
-                    "c": c,
-                    "v": v,
+                    "pass": r.whole("pass", p),
+                    "task": r.text("task_key", key),
+                    "verifier": r.text("verifier", verifier),
+                    "reward": r.whole("reward", reward, 0, 1000),
+                    "n": r.whole("n", n),
+                    "c": r.whole("c", c),
+                    "v": r.whole("v", v, 0, MILLION),
                 }
             )
         if card.retired is not None:
@@ -468,7 +426,9 @@ class Bank:
                 ).fetchall()
         if not rows:
             return [], np.zeros((0, self.dim), dtype=np.float32)
-        return [r[0] for r in rows], np.stack([np.frombuffer(r[1], dtype=np.float32) for r in rows])
+        db = self.path / DB_NAME
+        vecs = [Rows(db, f"card {r[0]!r}").vector("embedding", r[1], self.dim) for r in rows]
+        return [r[0] for r in rows], np.stack(vecs)
 
     def retired_ids(self) -> set[int]:
         with self.lock:
@@ -513,3 +473,12 @@ class Bank:
         with self.lock:
             self.index().save(self.path / INDEX_NAME)
             self._index_dirty = False
+
+
+def _int_text(value: Any) -> int | None:
+    """A meta value that should be a whole number written as text ('384'); None otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) < 10:
+        return int(value)
+    return None

@@ -356,7 +356,7 @@ def model_reflector(agent: Any, max_tokens: int = 200) -> Reflector:
     """Reflection by the agent's own model (its backend, cache and retries)."""
     from dataclasses import replace
 
-    from metalogic.agents.model import ChatRequest
+    from metalogic.agents.model import ChatRequest, clean_text
     from metalogic.agents.prompts import Prompt
 
     params = replace(agent.params, max_tokens=max_tokens)
@@ -379,11 +379,11 @@ def model_reflector(agent: Any, max_tokens: int = 200) -> Reflector:
             if isinstance(exc, MetalogicError):
                 raise
             return None
-        if agent.cache and done.text.strip():
-            agent.cache.put(
-                key, agent.backend.model, done.text, done.prompt_tokens, done.completion_tokens, None
-            )
-        return parse_reflection(done.text)
+        reply = clean_text(done.text)
+        reflection = parse_reflection(reply)  # read before it is cached
+        if agent.cache and reply.strip():
+            agent.cache.put(key, agent.backend.model, reply, done.prompt_tokens, done.completion_tokens, None)
+        return reflection
 
     def reflect(items: list[tuple[Question, str, Answer, Outcome, str | None]]) -> list[Reflection | None]:
         async def all_of() -> list[Reflection | None]:

@@ -1,8 +1,10 @@
 """The memory's laws, decided by the engines: TRS update, candidate ranking and visit rewards.
 
 The rules live in logic/memory/ (trs, rank, reward; each as a clingo .lp and an SWI-Prolog .pl
-twin). Python only writes the input facts, runs one engine (or both, insisting they agree) and
-reads the result lines back; it never recomputes a score.
+twin). Python only builds the input facts, runs one engine (or both, insisting they agree) and
+reads the result lines back; it never recomputes a score. The input facts hold values read from a
+bank, so they reach the engines as data through their APIs (memory/engine_input.py), never as
+program text.
 
 SWI-Prolog runs in the process's one shared engine (metalogic.engine.backends), under its lock.
 The memory files are modules of their own, loaded once beside whatever MR rules are loaded, so the
@@ -20,7 +22,9 @@ import clingo
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems
+from metalogic.engine.terms import Atom, Fun, ParseError, Term, parse_term
 from metalogic.logic import LOGIC_DIR
+from metalogic.memory.engine_input import ground_with_facts, input_fact, prolog_lines
 
 MEMORY_LOGIC = LOGIC_DIR / "memory"
 PROGRAMS = ("trs", "rank", "reward")
@@ -48,11 +52,13 @@ def check_engine(engine: str) -> str:
     return engine
 
 
-def run_program(name: str, facts: Sequence[str], engine: str = DEFAULT_ENGINE) -> set[str]:
-    """Run one memory program on ground facts (canonical texts, no final '.'): its result lines.
+def run_program(name: str, facts: Sequence[Fun | str], engine: str = DEFAULT_ENGINE) -> set[str]:
+    """Run one memory program on ground facts (terms, or texts such as 'cand(1,2,3)' read by the
+    strict term parser): its result lines.
 
     With engine 'both' the two engines must produce identical lines."""
     check_engine(engine)
+    facts = [input_fact(f) for f in facts]
     if engine == "both":
         a, b = _run_clingo(name, facts), _run_prolog(name, facts)
         if a != b:
@@ -82,15 +88,14 @@ def run_program(name: str, facts: Sequence[str], engine: str = DEFAULT_ENGINE) -
     return out
 
 
-def _run_clingo(name: str, facts: Sequence[str]) -> set[str]:
+def _run_clingo(name: str, facts: Sequence[Fun]) -> set[str]:
     log = _Log()
     ctl = clingo.Control(["--warn=none"], logger=log, message_limit=20)
     if name in _NEEDS_TABLES:
         ctl.load(str(SHARED_TABLES))
     ctl.load(str(lp_file(name)))
-    ctl.add("base", [], "".join(f"{f}.\n" for f in facts))
     try:
-        ctl.ground([("base", [])])
+        ground_with_facts(ctl, facts)
     except RuntimeError:
         raise MetalogicError(
             clingo_problems(log) or [Problem(f"clingo failed on logic/memory/{name}.lp")]
@@ -100,7 +105,7 @@ def _run_clingo(name: str, facts: Sequence[str]) -> set[str]:
     return lines
 
 
-def _run_prolog(name: str, facts: Sequence[str]) -> set[str]:
+def _run_prolog(name: str, facts: Sequence[Fun]) -> set[str]:
     from metalogic.engine.backends import _LOCK, prolog
 
     with _LOCK:
@@ -108,16 +113,14 @@ def _run_prolog(name: str, facts: Sequence[str]) -> set[str]:
         if name not in _LOADED:
             _load_module(pl, pl_file(name))
             _LOADED.add(name)
-        res = pl._call(f"metalogic_memory_{name}:{name}_lines([{','.join(facts)}], Lines)")
-    if not res:
+        lines = prolog_lines(f"metalogic_memory_{name}", f"{name}_lines", facts)
+    if lines is None:
         raise MetalogicError.single(
             f"SWI-Prolog found no answer for logic/memory/{name}.pl",
             expected="a list of result lines",
             fix="check the rule file",
         )
-    lines = res[0]["Lines"]
-    assert isinstance(lines, list)
-    return {x.decode("utf-8") if isinstance(x, bytes) else str(x) for x in lines}
+    return set(lines)
 
 
 def _load_module(pl: object, path: Path) -> None:
@@ -160,9 +163,9 @@ def trs_update(
 ) -> dict[int, Stats]:
     """Statistics after new visits. `before`: card -> (n, c); `visits`: (card, visit key, reward in
     thousandths). Cards without visits come back unchanged in n and c, with their TRS."""
-    facts = [f"stats({i},{n},{c})" for i, (n, c) in sorted(before.items())]
-    facts += [f"visit({i},{key},{r})" for i, key, r in visits]
-    facts += [f"param_override({k},{v})" for k, v in sorted((params or {}).items())]
+    facts = [Fun("stats", (i, n, c)) for i, (n, c) in sorted(before.items())]
+    facts += [Fun("visit", (i, key, r)) for i, key, r in visits]
+    facts += _params(params)
     out: dict[int, Stats] = {}
     for line in run_program("trs", facts, engine):
         if line.startswith("trs("):
@@ -195,12 +198,8 @@ def rank_candidates(
     thousandths. Returns every candidate above the floor, kept ones first in rank order."""
     if not cands:
         return []
-    facts = [f"cand({i},{s},{v})" for i, s, v in cands]
-    facts += [
-        f"param_override(rank_eta,{eta})",
-        f"param_override(rank_k,{k})",
-        f"param_override(rank_floor,{floor})",
-    ]
+    facts = [Fun("cand", (i, s, v)) for i, s, v in cands]
+    facts += _params({"rank_eta": eta, "rank_k": k, "rank_floor": floor})
     picks: dict[int, int] = {}
     scored: dict[int, tuple[int, int, int]] = {}
     for line in run_program("rank", facts, engine):
@@ -231,17 +230,34 @@ def rewards(
     evidence: Sequence[Evidence], engine: str = DEFAULT_ENGINE, params: Mapping[str, int] | None = None
 ) -> dict[tuple[str, str], int]:
     """(query, verifier) -> reward in thousandths, for verifier 'truth' and 'mr' where decidable."""
-    facts: list[str] = []
+    facts: list[Fun] = []
     for e in evidence:
-        facts += [f"given({e.query},{e.given})", f"answer_type({e.query},{e.answer_type})"]
+        q = _term(e.query)
+        facts += [Fun("given", (q, _term(e.given))), Fun("answer_type", (q, _term(e.answer_type)))]
         if e.truth is not None:
-            facts.append(f"truth({e.query},{e.truth})")
+            facts.append(Fun("truth", (q, _term(e.truth))))
         if e.cases is not None:
-            facts.append(f"cases({e.query},{e.cases[0]},{e.cases[1]})")
-    facts += [f"param_override({k},{v})" for k, v in sorted((params or {}).items())]
+            facts.append(Fun("cases", (q, e.cases[0], e.cases[1])))
+    facts += _params(params)
     out: dict[tuple[str, str], int] = {}
     for line in run_program("reward", facts, engine):
         if line.startswith("reward("):
             q, verifier, r = split_args(line)
             out[(q, verifier)] = int(r)
     return out
+
+
+def _params(params: Mapping[str, int] | None) -> list[Fun]:
+    return [Fun("param_override", (Atom(k), v)) for k, v in sorted((params or {}).items())]
+
+
+def _term(canonical: str) -> Term:
+    """A canonical text (a query id, an answer value) as a term, read by the strict parser as data."""
+    try:
+        return parse_term(canonical)
+    except ParseError as exc:
+        raise MetalogicError.single(
+            f"{canonical[:80]!r} is not a term: {exc.what}",
+            expected="query ids and answers as written in facts files",
+            fix="check the answers given to the memory",
+        ) from None

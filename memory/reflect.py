@@ -138,13 +138,17 @@ def _verdict(o: Outcome) -> str:
     )
 
 
+MAX_REFLECTION_CHARS = 20_000
+
+
 def parse_reflection(reply: str) -> Reflection | None:
     """The summary and lesson from a model's reply: a JSON object anywhere in it, else 'Summary:' and
     'Lesson:' lines; None when neither is there or a field says nothing (fewer than three words)."""
+    reply = reply[-MAX_REFLECTION_CHARS:]  # a reply is untrusted: read a bounded part of it
     for m in re.finditer(r"\{[^{}]*\}", reply, re.S):
         try:
             data = json.loads(m.group(), strict=False)  # models put raw newlines in strings
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # malformed, a huge integer, or arrays nested deep
             continue
         if isinstance(data, dict):
             s, lesson = data.get("summary"), data.get("lesson") or data.get("transferable_lesson")

@@ -1,0 +1,30 @@
+"""Where a file named in data may be read from.
+
+Facts and trajectory files are data, and the paths in them too: a frame path that is absolute,
+climbs out with '..', or is a symbolic link pointing elsewhere would let a data file hand any file
+on the machine to a model server or into a report. So a named file is read only when it lies
+inside the folder it belongs to, judged after following symbolic links.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+TRAJECTORY_FILE = "trajectory.json"  # marks a trajectory folder (metalogic.extract.trajectory.META_FILE)
+
+
+def inside(path: Path, folder: Path) -> bool:
+    """Does `path` lie inside `folder`, once both have their symbolic links followed?"""
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def frame_place(path: Path, scene_root: Path) -> Path | None:
+    """Where a frame file really is, if it may be read: inside the run's scene root, or inside a
+    trajectory folder (`metalogic extract` names frames in the trajectory folders beside the facts
+    folder). None for any other file."""
+    real = path.resolve()
+    if real.is_relative_to(scene_root.resolve()):
+        return real
+    if any((folder / TRAJECTORY_FILE).is_file() for folder in real.parents):
+        return real
+    return None

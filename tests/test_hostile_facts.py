@@ -1,0 +1,129 @@
+"""Facts files a careless or hostile writer produces: Unicode line separators, a byte order mark,
+an endless line, terms nested hundreds deep. Each is read as both engines read it, or refused with
+one clear error at the right file:line:col, in bounded time and memory."""
+
+from __future__ import annotations
+
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+from metalogic.engine.errors import MetalogicError
+from metalogic.engine.facts import MAX_LINE_BYTES, read_facts
+from metalogic.engine.terms import MAX_DEPTH, ParseError, parse_term
+
+Q1 = "query(q1, map_dir(t, 0, a, b)).\n"
+
+
+@pytest.fixture(autouse=True)
+def in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def write(name: str, body: str | bytes) -> Path:
+    path = Path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(body, str):
+        body = body.encode("utf-8")
+    path.write_bytes(body)
+    return path
+
+
+def check_fails(folder: str) -> str:
+    code, out, err = run_cli("check", folder)
+    assert (code, out) == (2, ""), (code, out, err)
+    assert "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize("sep", ["\u2028", "\u2029", "\u0085", "\x0c", "\x0b", "\x1c", "\r"])
+def test_line_separators_in_comments_are_comment_text(sep: str) -> None:
+    write(
+        "f/a.lp",
+        f"% a comment{sep}still the comment\n{Q1}answer(ag, q1, n). % and{sep}here\nanswr(ag, q1, n).\n",
+    )
+    # the only error is on line 4 (str.splitlines() also failed on the comment tails, and said 6)
+    assert check_fails("f") == (
+        "error: f/a.lp:4:1: unknown predicate answr/3\n"
+        "    answr(ag, q1, n).\n"
+        "    ^\n"
+        f"  expected: one of {_known()}\n"
+        "  fix: did you mean answer/3?\n"
+    )
+
+
+def test_strings_with_line_separators_are_read_by_both_engines() -> None:
+    text = "a\u2028b\u2029c\u0085d\u00a0e\ufeff f\x7f"
+    write("f/a.lp", f'{Q1}answer("ag\u2028x", q1, invalid).\nraw_reply("ag\u2028x", q1, "{text}").\n')
+    facts = read_facts("f").facts
+    assert facts[-1] == f'raw_reply("ag\u2028x", q1, "{text}")'
+    code, out, err = run_cli("check", "f", "--engine", "both")
+    assert code == 0, err
+    assert out.rstrip().endswith("engine: both")  # both engines read them and agree
+
+
+def test_a_byte_order_mark_is_accepted() -> None:
+    write("f/a.lp", b"\xef\xbb\xbf" + Q1.encode() + b"answer(ag, q1, n).\n")
+    assert read_facts("f").facts == ["query(q1, map_dir(t, 0, a, b))", "answer(ag, q1, n)"]
+    code, _out, err = run_cli("check", "f", "--engine", "both")
+    assert code == 0, err
+    # only at the start of a file: elsewhere it is a character like any other, and not a fact
+    write("g/a.lp", Q1 + "\ufeffanswer(ag, q1, n).\n")
+    assert "g/a.lp:2:1: syntax error: unexpected '\ufeff'" in check_fails("g")
+
+
+def test_a_line_over_the_limit_is_refused_in_bounded_memory() -> None:
+    long = 'raw_reply(ag, q1, "' + "é" * 10_000_000 + '").\n'  # 20 MB of UTF-8 on one line
+    write("f/a.lp", Q1 + long + "answer(ag, q1, n).\nanswr(ag, q1, n).\n")
+    tracemalloc.start()
+    try:
+        with pytest.raises(MetalogicError):
+            read_facts("f")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 10 * MAX_LINE_BYTES  # the line is skipped in pieces, never held whole (was 6.8 GB)
+    assert check_fails("f").startswith(
+        "error: f/a.lp:2:1: line is longer than 100,000 bytes\n"
+        "  expected: one fact per line, each at most 100,000 bytes long (docs/facts.md)\n"
+        "  fix: shorten the line (a long string is the usual cause), or split it into several facts\n"
+        "f/a.lp:4:1: unknown predicate answr/3\n"  # the line numbers after it are right
+    )
+
+
+def test_a_line_at_the_limit_is_read() -> None:
+    head, tail = 'raw_reply(ag, q1, "', '").\n'
+    body = "x" * (MAX_LINE_BYTES - len(head) - len(tail))
+    write("f/a.lp", Q1 + "answer(ag, q1, invalid).\n" + head + body + tail)
+    assert len(read_facts("f").facts[-1]) == MAX_LINE_BYTES - 2  # without '.' and the newline
+
+
+def test_terms_nested_too_deep_are_refused() -> None:
+    deep = "form(q1, " + "f(" * 400 + "a" + ")" * 401 + ".\n"
+    write("f/a.lp", Q1 + deep)
+    col = (
+        len("form(q1, ") + 2 * (MAX_DEPTH - 1) + 1
+    )  # form( and 19 f( make 20 levels: the 20th f( is one more
+    assert check_fails("f") == (
+        f"error: f/a.lp:2:{col}: syntax error: terms nested more than 20 deep\n"
+        f"    {deep.rstrip()}\n"
+        f"    {' ' * (col - 1)}^\n"
+        "  expected: compound terms at most 20 levels deep (docs/facts.md)\n"
+        "  fix: flatten the term: metalogic's facts need three levels at most\n"
+    )
+
+
+def test_term_nesting_limit_holds_for_every_term_read() -> None:
+    assert parse_term("f(" * MAX_DEPTH + "a" + ")" * MAX_DEPTH) is not None
+    with pytest.raises(ParseError) as err:
+        parse_term("f(" * 5000 + "a" + ")" * 5000)  # was: RecursionError
+    assert err.value.what == "terms nested more than 20 deep" and err.value.column == 2 * MAX_DEPTH + 1
+
+
+def _known() -> str:
+    from metalogic.engine import schema
+
+    return ", ".join(sorted(schema.BY_KEY))
