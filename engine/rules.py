@@ -24,6 +24,7 @@ from metalogic.logic import CORE_DIR, MRS_DIR
 SHARED_TABLES = CORE_DIR / "tables.facts"
 CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "observe", "cases", "score")
 TRIG = CORE_DIR / "trig.facts"
+COMPAT = CORE_DIR / "compat.facts"  # MR12's table, derived by scripts/gen_compat.py
 
 # Predicates every MR file may add clauses to (in both engines).
 HOOKS = frozenset(
@@ -76,11 +77,11 @@ class RuleSet:
 
     @property
     def lp_files(self) -> list[Path]:
-        return [TRIG] + [CORE_DIR / f"{n}.lp" for n in CORE_NAMES] + [m.lp for m in self.mrs]
+        return [TRIG, COMPAT] + [CORE_DIR / f"{n}.lp" for n in CORE_NAMES] + [m.lp for m in self.mrs]
 
     @property
     def pl_files(self) -> list[Path]:
-        return [TRIG] + [CORE_DIR / f"{n}.pl" for n in CORE_NAMES] + [m.pl for m in self.mrs]
+        return [TRIG, COMPAT] + [CORE_DIR / f"{n}.pl" for n in CORE_NAMES] + [m.pl for m in self.mrs]
 
     def by_id(self, mr_id: str) -> MR:
         for m in self.mrs:

@@ -3,14 +3,11 @@
 mr(mr13).
 mr_name(mr13, "space against map distance").
 mr_law(mr13, "Dist3D(A,B) >= DistMap(A,B) (within the same-distance tolerance) in one frame").
-mr_serves(mr13, sc2b).
 mr_serves(mr13, sc4b).
 mr_set(mr13, across).
 
-testcase(mr13(Qo, Qm), mr13, sc2b) :- pair_query(Qo, obj_dist, T, S, A, B), pair_query(Qm, map_dist, T, S, A, B).
-testcase(mr13m(Qo, Qm), mr13, sc4b) :- testcase(mr13(Qo, Qm), mr13, sc2b).
+testcase(mr13(Qo, Qm), mr13, sc4b) :- pair_query(Qo, obj_dist, T, S, A, B), pair_query(Qm, map_dist, T, S, A, B).
 mr13_of(mr13(Qo, Qm), Qo, Qm).
-mr13_of(mr13m(Qo, Qm), Qo, Qm).
 case_query(C, X) :- mr13_of(C, Qo, Qm), member(X, [Qo, Qm]).
 violates(Ag, C, map_longer_than_space) :- mr13_of(C, Qo, Qm), mag_answer(Ag, Qo, DO), mag_answer(Ag, Qm, DM),
     tolerance(same, mm, Tol), DM - DO > Tol.

@@ -1,0 +1,13 @@
+% MR12 ego and map: the relation of two objects as seen and their direction on the map describe one
+% arrangement, so the pair of answers must be one a truthful agent can give: an entry of the table
+% ego_map/2, derived from the truth semantics by model finding (logic/core/compat.facts).
+mr(mr12).
+mr_name(mr12, "ego against map").
+mr_law(mr12, "(Ego(A,B), Map(A,B)) is a pair some world realises (ego_map/2) in one frame").
+mr_serves(mr12, sc4a).
+mr_set(mr12, across).
+
+testcase(mr12(Qe, Qm), mr12, sc4a) :- pair_query(Qe, obj_dir, T, S, A, B), pair_query(Qm, map_dir, T, S, A, B).
+mr12_of(mr12(Qe, Qm), Qe, Qm).
+case_query(C, X) :- mr12_of(C, Qe, Qm), member(X, [Qe, Qm]).
+violates(Ag, C, ego_against_map) :- mr12_of(C, Qe, Qm), dir_answer(Ag, Qe, E), dir_answer(Ag, Qm, M), \+ ego_map(E, M).
