@@ -28,15 +28,25 @@ from metalogic.engine.truth import TRUTH_DIR
 from metalogic.logic import CORE_DIR, LOGIC_DIR
 
 AUDIT_DIR = LOGIC_DIR / "audit"
-CHECK_CORE = [CORE_DIR / f"{n}.lp" for n in ("algebra", "queries", "params", "fractions", "cases")]
+CHECK_CORE = [
+    CORE_DIR / "compat.facts",
+    *(CORE_DIR / f"{n}.lp" for n in ("algebra", "queries", "params", "fractions", "observe", "cases")),
+]
 TRUTH = [CORE_DIR / "trig.facts", TRUTH_DIR / "frames.lp", TRUTH_DIR / "answers.lp"]
 WORLD_FACTS = (
     "step_mm",
+    "state",
+    "image_size",
+    "camera",
+    "camera_pitch",
+    "box_slack",
     "gt_pose",
+    "gt_camera",
     "gt_object",
     "detection",
     "truncated",
     "occluded",
+    "persistent",
     "query",
     "form",
     "answer",
@@ -76,6 +86,23 @@ FAMILIES = {
         12,
         "depths 0.5 m to {d} m, focal 300 or 600 px, whole-pixel boxes",
     ),
+    "view": Family(
+        "view",
+        "worlds_view.lp",
+        ("sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b"),
+        1,
+        "two upright boxes seen by a camera 1.3 m up, level or pitched down 25 or 45 degrees; one at 30 "
+        "places 1.1-6 m ahead, 3 heights and 3 shapes; boxes rounded and moved by up to a pixel per edge",
+    ),
+    "view-moves": Family(
+        "view-moves",
+        "worlds_view_moves.lp",
+        ("sc1a", "sc1b", "sc3b"),
+        1,
+        "a camera on the agent, level or pitched down, that stands still, steps 250 mm any way, goes up "
+        "or turns; two upright boxes ahead at 24 places and 2 shapes, boxes rounded and moved by up to a "
+        "pixel per edge",
+    ),
     "map": Family(
         "map",
         "worlds_map.lp",
@@ -103,7 +130,7 @@ class Verdict:
 
     @property
     def ok(self) -> bool:
-        return self.status in ("sound", "tight", "witness", "agree")
+        return self.status in ("sound", "tight", "witness", "agree", "caught", "blind spot")
 
 
 @dataclass
@@ -141,13 +168,26 @@ def _shown(ctl: clingo.Control) -> list[clingo.Symbol]:
 
 # --- (a) soundness ------------------------------------------------------------------------------
 
+_VARS = "ABCDEFGHIJ"
 SHOW_FLAGGED = "".join(
     f"#show {name}({', '.join(v)}) : {name}({', '.join(v)}), audit_flagged({v[0]}, _, _, _, _).\n"
     for name, v in (
-        ("step_mm", ["W", "A"]),
-        ("gt_pose", ["W", "A", "B", "C", "D", "E"]),
-        ("gt_object", ["W", "A", "B", "C", "D", "E"]),
-        ("detection", ["W", "A", "B", "C", "D", "E", "F", "G", "H"]),
+        (name, ["W", *_VARS[: arity - 1]])
+        for name, arity in (
+            ("step_mm", 2),
+            ("state", 2),
+            ("image_size", 3),
+            ("camera", 5),
+            ("camera_pitch", 3),
+            ("box_slack", 2),
+            ("gt_pose", 6),
+            ("gt_camera", 7),
+            ("gt_object", 6),
+            ("detection", 9),
+            ("truncated", 3),
+            ("occluded", 3),
+            ("persistent", 2),
+        )
     )
 )
 SHOW_QUERIES = (
@@ -263,12 +303,15 @@ def _rename_case(case: clingo.Symbol, world: clingo.Symbol) -> str:
     return str(clingo.Function(case.name, args))
 
 
-def counterexample(symbols: Sequence[clingo.Symbol], world: clingo.Symbol) -> str:
-    lines = [
-        "% A world in which a truthful agent is flagged (metalogic audit). Reproduce with:",
-        "%   metalogic check <this folder>",
-        "trajectory(w, household).",
-    ]
+def counterexample(symbols: Sequence[clingo.Symbol], world: clingo.Symbol, agent: str = "") -> str:
+    """The facts of one audit world (renamed w, query ids q0..q99), and the answers of `agent` (all
+    answers when empty), as a facts file `metalogic check` reads."""
+    head = (
+        f"% A world in which the answers of a distortion ({agent}) break no MR (an audit blind spot)."
+        if agent
+        else "% A world in which a truthful agent is flagged (metalogic audit)."
+    )
+    lines = [head, "% Reproduce with: metalogic check <this folder>", "trajectory(w, household)."]
     for s in symbols:
         if s.name not in WORLD_FACTS:
             continue
@@ -281,10 +324,71 @@ def counterexample(symbols: Sequence[clingo.Symbol], world: clingo.Symbol) -> st
             q = s.arguments[1]
             if q.type != clingo.SymbolType.Number or q.number // 100 != world.number:
                 continue
-            lines.append(f"{clingo.Function('answer', [s.arguments[0], _qid(q, world), s.arguments[2]])}.")
+            if agent and str(s.arguments[0]) != agent:
+                continue
+            who = clingo.String(agent) if agent else s.arguments[0]
+            lines.append(f"{clingo.Function('answer', [who, _qid(q, world), s.arguments[2]])}.")
         elif s.arguments[0] == world:
             lines.append(f"{_rename(s, world)}.")
     return "\n".join(lines) + "\n"
+
+
+# --- (e) completeness -----------------------------------------------------------------------------
+
+COMPLETENESS_FAMILIES = ("view", "view-moves")
+COMPLETENESS_SAMPLE = 7  # one world in this many: the distortions are caught or not everywhere alike
+
+
+def completeness(rules: RuleSet, family: Family, sample: int = COMPLETENESS_SAMPLE) -> list[Verdict]:
+    """Which systematic distortions of the truth (logic/audit/complete.lp) change answers of a
+    capability without any of its cases flagging them, on the family's worlds: the blind spots."""
+    t0 = time.perf_counter()
+    files = [
+        *TRUTH[:1],
+        *CHECK_CORE,
+        *TRUTH[1:],
+        LOGIC_DIR / "truth" / "biased.lp",
+        AUDIT_DIR / family.world,
+        *[m.lp for m in rules.mrs],
+        AUDIT_DIR / "complete.lp",
+    ]
+    shows = (
+        "#show audit_survives/3.\n#show audit_changed/2.\n"
+        + SHOW_FLAGGED.replace("audit_flagged(", "audit_survives(_, _, ").replace(", _, _, _, _)", ")")
+        + "#show query(Q, K) : query(Q, K), query_traj(Q, W), audit_survives(_, _, W).\n"
+        "#show form(Q, F) : form(Q, F), query_traj(Q, W), audit_survives(_, _, W).\n"
+        "#show answer(A, Q, V) : answer(A, Q, V), query_traj(Q, W), audit_survives(_, _, W).\n"
+    )
+    ctl = _ground(files, "trajectory(W, household) :- audit_world(W).\n" + shows, {"sample": sample})
+    symbols = _shown(ctl)
+    secs = time.perf_counter() - t0
+    survives: dict[tuple[str, str], clingo.Symbol] = {}
+    for s in symbols:
+        if s.name == "audit_survives":
+            key = (str(s.arguments[0]), str(s.arguments[1]))
+            if key not in survives or s.arguments[2].number < survives[key].number:
+                survives[key] = s.arguments[2]
+    changed = sorted((str(s.arguments[0]), str(s.arguments[1])) for s in symbols if s.name == "audit_changed")
+    out = []
+    for kind, sc in changed:
+        subject = f"{kind} {sc}"
+        if (kind, sc) not in survives:
+            out.append(
+                Verdict(
+                    "completeness",
+                    subject,
+                    "caught",
+                    f"flagged in the {family.name} worlds",
+                    family.name,
+                    secs,
+                )
+            )
+            continue
+        world = survives[(kind, sc)]
+        facts = counterexample(symbols, world, agent=f"bias({kind})")
+        detail = f"{kind} changes {sc} answers and no case of {sc} flags them (first world: {world})"
+        out.append(Verdict("completeness", subject, "blind spot", detail, family.name, secs, facts))
+    return out
 
 
 # --- (b) tightness ------------------------------------------------------------------------------
@@ -537,6 +641,50 @@ def engine_agreement(rules: RuleSet, samples: int, seed: int = 0) -> Verdict:
 # --- the whole audit ------------------------------------------------------------------------------
 
 
+def merge_soundness(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """An MR and capability audited by several families: unsound if any family finds a flagged
+    truthful world, sound if some family tests it and none flags it, untested only if none tests it."""
+    out: list[Verdict] = []
+    by_subject: dict[str, list[Verdict]] = {}
+    for v in verdicts:
+        if v.check != "soundness":
+            out.append(v)
+        else:
+            by_subject.setdefault(v.subject, []).append(v)
+    for subject, vs in by_subject.items():
+        bad = [v for v in vs if v.status == "unsound"]
+        good = [v for v in vs if v.status == "sound"]
+        if bad:
+            out += bad
+        elif good:
+            out.append(
+                Verdict(
+                    "soundness",
+                    subject,
+                    "sound",
+                    "; ".join(v.detail for v in good),
+                    "; ".join(v.bound for v in good),
+                    sum(v.seconds for v in good),
+                )
+            )
+        else:
+            out.append(vs[0])
+    return out
+
+
+def merge_completeness(verdicts: Sequence[Verdict]) -> list[Verdict]:
+    """A distortion is a blind spot of a capability when no family catches it there."""
+    out = [v for v in verdicts if v.check != "completeness"]
+    by: dict[str, list[Verdict]] = {}
+    for v in verdicts:
+        if v.check == "completeness":
+            by.setdefault(v.subject, []).append(v)
+    for vs in by.values():
+        caught = [v for v in vs if v.status == "caught"]
+        out.append(caught[0] if caught else vs[0])
+    return out
+
+
 def _task(
     kind: str, arg: str, rules: RuleSet, only: tuple[str, ...], bound: int | None, samples: int
 ) -> list[Verdict]:
@@ -547,6 +695,8 @@ def _task(
         return tightness()
     if kind == "non-redundancy":
         return [non_redundancy(rules, rules.by_id(arg))]
+    if kind == "completeness":
+        return completeness(rules, FAMILIES[arg])
     return [engine_agreement(rules, samples)]
 
 
@@ -566,7 +716,10 @@ def run_audit(
     say = progress or (lambda _msg: None)
     mrs = [rules.by_id(m) for m in only] if only else rules.mrs
     tasks = (
-        [("soundness", f) for f in FAMILIES] + [("tightness", "")] + [("non-redundancy", m.id) for m in mrs]
+        [("soundness", f) for f in FAMILIES]
+        + [("completeness", f) for f in COMPLETENESS_FAMILIES]
+        + [("tightness", "")]
+        + [("non-redundancy", m.id) for m in mrs]
     )
     if samples:
         tasks.append(("engines", ""))
@@ -588,8 +741,8 @@ def run_audit(
                 i = futures[fut]
                 results[i] = fut.result()
                 say(f"done: {' '.join(tasks[i]).strip()}")
-    for i in range(len(tasks)):
-        report.verdicts += results[i]
+    collected = [v for i in range(len(tasks)) for v in results[i]]
+    report.verdicts += merge_completeness(merge_soundness(collected))
     for m in mrs:
         if not any(family_of(sc) for sc in m.serves):
             report.verdicts.append(
