@@ -15,7 +15,13 @@ Conventions (those of docs/trajectories.md and logic/truth/frames.lp):
   u = cx + f X / D, v = cy - f Y / D in pixel-edge coordinates: the image spans [0, W) x [0, H) and
   the principal point (cx, cy) = (W / 2, H / 2).
 - A box is the bounding box of the 8 projected corners, its continuous edges rounded to the nearest
-  pixel edge and written as inclusive pixel indices: X1 = round(xmin), X2 = round(xmax) - 1.
+  pixel edge and written as inclusive pixel indices: X1 = floor(xmin + 1/2),
+  X2 = floor(xmax + 1/2) - 1 (likewise Y), clamped to the image. It is drawn only when all 8
+  corners lie in front of the camera, and dropped when under 4 pixels or outside the image. With
+  noise n, each edge then moves by an integer from -n..n, and box_slack is n + 1 (else 1: the
+  rounding). `truncated`: within 2 pixels of the border, or cut by it; `occluded`: another object's
+  silhouette (clipped at the camera) overlaps it and that object's nearest point is nearer than its
+  farthest, which every real occlusion needs.
 """
 
 from __future__ import annotations
@@ -349,13 +355,18 @@ def pixel_box(
     if xmax <= 0 or ymax <= 0 or xmin >= cam.width or ymin >= cam.height:
         return None
     clipped = xmin < 0 or ymin < 0 or xmax > cam.width or ymax > cam.height
-    x1 = min(max(round(xmin) + jitter[0], 0), cam.width - 1)
-    y1 = min(max(round(ymin) + jitter[1], 0), cam.height - 1)
-    x2 = min(max(round(xmax) - 1 + jitter[2], 0), cam.width - 1)
-    y2 = min(max(round(ymax) - 1 + jitter[3], 0), cam.height - 1)
+    x1 = min(max(_edge(xmin) + jitter[0], 0), cam.width - 1)
+    y1 = min(max(_edge(ymin) + jitter[1], 0), cam.height - 1)
+    x2 = min(max(_edge(xmax) - 1 + jitter[2], 0), cam.width - 1)
+    y2 = min(max(_edge(ymax) - 1 + jitter[3], 0), cam.height - 1)
     if x2 - x1 + 1 < MIN_BOX_PX or y2 - y1 + 1 < MIN_BOX_PX:
         return None
     return (x1, y1, x2, y2), clipped
+
+
+def _edge(x: float) -> int:
+    """The pixel edge nearest to x (halves up, unlike round(), whose ties go to even)."""
+    return math.floor(x + 0.5)
 
 
 def _overlap(a: tuple[float, ...], b: tuple[float, ...], cam: Camera) -> bool:
