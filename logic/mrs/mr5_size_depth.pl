@@ -17,8 +17,13 @@ px_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T,
 % K * (S1 + S2) / (S2 * (S2 - K)): only pairs where that stays below eps are test cases.
 mr5_resolved(T, S1, S2, O) :- once((px_height(T, S1, O, H1), px_height(T, S2, O, H2), obs_slack(T, K0),
     K is 1 + 2 * K0, H2 > K, param(eps, E), frac_lt(K * (H1 + H2), H2, E * (H2 - K), 1000))).
+% Both views level: the box's centre row at most mr5_level (a tangent, in thousandths) off the horizon.
+param_default(mr5_level, 270, "MR5: the steepest view, as a tangent in thousandths, from which a box still shows an object's height").
+mr5_level(T, S, O) :- once((detection(T, S, O, _, _, _, Y1, _, Y2), camera(T, _, Fy, _, Cy), obs_pitch(T, S, C, Sn),
+    V is 2 * Cy - Y1 - Y2 - 1, N is V * C + 2 * Fy * Sn, D is 2 * Fy * C - V * Sn, D > 0, param(mr5_level, L),
+    1000 * abs(N) =< L * D)).
 testcase(mr5(Q1, Q2), mr5, sc3b) :- object_query(Q1, depth, T, S1, O), object_query(Q2, depth, T, S2, O),
-    S1 @< S2, mr5_resolved(T, S1, S2, O).
+    S1 @< S2, mr5_resolved(T, S1, S2, O), mr5_level(T, S1, O), mr5_level(T, S2, O).
 case_query(mr5(Q1, Q2), Q) :- testcase(mr5(Q1, Q2), mr5, _), member(Q, [Q1, Q2]).
 
 mr5_case(Ag, mr5(Q1, Q2), H1, H2, D1, D2, E) :- testcase(mr5(Q1, Q2), mr5, _),
