@@ -33,9 +33,11 @@ mr11_at(Ag, T, S, O, A, B, X, F, Z) :- detection(T, S, O, _, _, X1, Y1, X2, Y2),
     place(Ag, T, S, O, _, _, _, _, Dc), obs_pitch(T, S, C, Sn), member(A, [0, 1]), member(B, [0, 1]),
     X is (X1 + A * (X2 - X1 + 1) - Cx) * Dc // Fx, Y is (Cy - Y1 - B * (Y2 - Y1 + 1)) * Dc // Fy,
     F is (Dc * C - Y * Sn) // 1000, Z is (Dc * Sn + Y * C) // 1000.
-mr11_noise(Ag, T, S, O, N) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), camera(T, Fx, Fy, _, _), Fm is min(Fx, Fy),
-    obs_slack(T, K), param(centre_drift_permille, M), P is 2 * K + 1 + M * (X2 - X1 + Y2 - Y1 + 2) // 1000,
-    place_slack(Ag, T, S, O, Dc, E), N is (P * Dc // Fm) * 3 // 2 + E.
+% The slack of a placement per axis (see mr11_move_view.lp).
+mr11_noise(Ag, T, S, O, I, N) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), camera(T, Fx, Fy, _, _), obs_slack(T, K),
+    param(centre_drift_permille, M), P is 2 * K + 1 + M * (X2 - X1 + Y2 - Y1 + 2) // 1000,
+    place(Ag, T, S, O, _, _, _, _, Dc), param(depth_round_mm, R),
+    ( I == x -> N is P * Dc // Fx + 1 ; N is (P * Dc // Fy) * 3 // 2 + 2 + (R + 9) // 10 ).
 mr11_rot(0, X, F, X, F).
 mr11_rot(R, X, F, X1, F1) :- R > 0, R0 is R - 1, mr11_rot(R0, X, F, Y, G), X1 is -G, F1 = Y.
 mr11_corner(Ag, mr11(Q, O), R, x, V) :- mr11_move(Q, _, T, S1, S2), mr11_at(Ag, T, S1, O, A, B, X1, _, _),
@@ -44,15 +46,15 @@ mr11_corner(Ag, mr11(Q, O), R, f, V) :- mr11_move(Q, _, T, S1, S2), mr11_at(Ag, 
     mr11_at(Ag, T, S2, O, A, B, X2, F2, _), mr11_rot(R, X2, F2, _, F2r), V is F1 - F2r.
 mr11_corner(Ag, mr11(Q, O), _, z, V) :- mr11_move(Q, _, T, S1, S2), mr11_at(Ag, T, S1, O, A, B, _, _, Z1),
     mr11_at(Ag, T, S2, O, A, B, _, _, Z2), V is Z1 - Z2.
-mr11_part(Ag, C, R, I, L, H) :- C = mr11(Q, O), mr11_move(Q, _, T, S1, S2), mr11_noise(Ag, T, S1, O, N1),
-    mr11_noise(Ag, T, S2, O, N2), member(I, [x, f, z]),
+mr11_part(Ag, C, R, I, L, H) :- C = mr11(Q, O), mr11_move(Q, _, T, S1, S2), member(I, [x, f, z]),
+    mr11_noise(Ag, T, S1, O, I, N1), mr11_noise(Ag, T, S2, O, I, N2),
     findall(V, mr11_corner(Ag, C, R, I, V), Vs), Vs \== [], min_list(Vs, L0), max_list(Vs, H0),
     L is L0 - N1 - N2, H is H0 + N1 + N2.
 
 violates(Ag, C, move_against_view) :- once((C = mr11(Q, _), move_answer(Ag, Q, move(N, _)), dir_name(move, N, SX, SF, SZ),
     mr11_turn(Ag, C, R), param(truth_move_tol_mm, W),
     member(I-Sg, [x-SX, f-SF, z-SZ]), mr11_part(Ag, C, R, I, L, H), mr11_sign_off(Sg, L, H, W))).
-param_default(scale_tol_permille, 100, "MR11: how much, in thousandths, box height times depth may change for a still object between neighbouring frames").
+param_default(scale_tol_permille, 80, "MR11: how much, in thousandths, box height times depth may change for a still object between neighbouring frames").
 violates(Ag, C, depth_against_view) :- once((C = mr11(Q, O), mr11_turn(Ag, C, _), mr11_move(Q, _, T, S1, S2),
     obs_whole(T, S1, O, _, Y1, _, Y2), obs_whole(T, S2, O, _, Z1, _, Z2), H1 is Y2 - Y1 + 1, H2 is Z2 - Z1 + 1,
     depth_of(Ag, T, S1, O, D1), depth_of(Ag, T, S2, O, D2), D1 =< 200000, D2 =< 200000, H1 =< 5000, H2 =< 5000,
