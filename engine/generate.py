@@ -378,12 +378,17 @@ def _sample_one(combos: list[Combo], limit: int, seed: int, *, share: bool) -> l
         return None
 
     picked: list[Combo] = []
-    active = sorted(g for g in groups if quota[g] > 0)
+    active = sorted(groups)
     while active and len(picked) < limit:
+        # Once every group has had its share, the groups that still have candidates fill the rest.
+        full = all(taken[g] >= quota[g] for g in active)
         for g in list(active):
-            best = pop_best(groups[g]) if taken[g] < quota[g] else None
+            if len(picked) >= limit:
+                break
+            best = pop_best(groups[g]) if full or taken[g] < quota[g] else None
             if best is None:
-                active.remove(g)
+                if full or not groups[g]:
+                    active.remove(g)
                 continue
             taken[g] += 1
             picked.append(combos[best])
