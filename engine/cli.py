@@ -15,6 +15,7 @@ import click
 
 from metalogic import __version__
 from metalogic.engine.errors import MetalogicError, did_you_mean
+from metalogic.engine.options import const_option, engine_option, mrs_option, rules_option
 
 if TYPE_CHECKING:
     from metalogic.engine.pipeline import RunOutcome
@@ -69,42 +70,11 @@ def cli() -> None:
     clingo and SWI-Prolog, without human labels."""
 
 
-rules_option = click.option(
-    "--rules",
-    "rules_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False),
-    help="Extra folder of MR rule files (NAME.lp + NAME.pl); repeatable.",
-)
-mrs_option = click.option(
-    "--mrs",
-    "mrs",
-    default="all",
-    show_default=True,
-    metavar="SET|ID[,...]",
-    help="Which MRs to run: all, paper (the six published MRs), anchored, across, user, or MR ids.",
-)
-engine_option = click.option(
-    "--engine",
-    type=click.Choice(["clingo", "prolog", "both"]),
-    default="clingo",
-    show_default=True,
-    help="Rule engine; 'both' runs both and fails if they disagree.",
-)
-
-
 @cli.command()
 @click.argument("facts_dir", type=click.Path())
 @engine_option
 @click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable).")
-@click.option(
-    "-c",
-    "--const",
-    "settings",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Override a parameter, e.g. -c eps=0.1 (see 'metalogic mrs').",
-)
+@const_option
 @rules_option
 @mrs_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Write the result tables here.")

@@ -24,6 +24,7 @@ import click
 from metalogic.engine.check import CheckResult, run_check, wilson
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.facts import display_path
+from metalogic.engine.options import const_option, engine_option, mrs_option, rules_option
 from metalogic.engine.vocab import vocabulary
 
 OUT_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown"}
@@ -71,8 +72,10 @@ def _must_exist(run: str) -> None:
         )
 
 
-def _check(run: str, engine: str, rules_dirs: Sequence[str], settings: Sequence[str]) -> CheckResult:
-    res = run_check(run, engine=engine, rules_dirs=rules_dirs, settings=settings)
+def _check(
+    run: str, engine: str, rules_dirs: Sequence[str], settings: Sequence[str], mrs: str | Sequence[str]
+) -> CheckResult:
+    res = run_check(run, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs)
     if not res.agents:
         raise MetalogicError.single(
             f"no agent answers in {run}",
@@ -181,13 +184,14 @@ def compare_runs(
     engine: str = "clingo",
     rules_dirs: Sequence[str] = (),
     settings: Sequence[str] = (),
+    mrs: str | Sequence[str] = "all",
 ) -> Comparison:
     _agent_count(agents)  # the cheap checks first: no engine runs for a mistyped command
     _must_exist(run_a)
     _must_exist(run_b)
-    res_a = _check(run_a, engine, rules_dirs, settings)
+    res_a = _check(run_a, engine, rules_dirs, settings, mrs)
     same = Path(run_a).resolve() == Path(run_b).resolve()
-    res_b = res_a if same else _check(run_b, engine, rules_dirs, settings)
+    res_b = res_a if same else _check(run_b, engine, rules_dirs, settings, mrs)
     pairs = pair_agents(run_a, res_a.agents, run_b, res_b.agents, agents)
     return Comparison(run_a, run_b, pairs, comparison_rows(res_a, res_b, pairs))
 
@@ -321,21 +325,10 @@ def write_outputs(cmp: Comparison, outs: Sequence[str]) -> list[Path]:
     multiple=True,
     help="Once: compare that agent in both runs. Twice: the agent of RUN_A, then the agent of RUN_B.",
 )
-@click.option(
-    "--engine",
-    type=click.Choice(["clingo", "prolog", "both"]),
-    default="clingo",
-    show_default=True,
-    help="Rule engine; 'both' runs both and fails if they disagree.",
-)
-@click.option("-c", "--const", "settings", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
-@click.option(
-    "--rules",
-    "rules_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False),
-    help="Extra MR folder (repeatable).",
-)
+@engine_option
+@const_option
+@rules_option
+@mrs_option
 @click.option(
     "--out",
     "outs",
@@ -350,6 +343,7 @@ def compare_command(
     engine: str,
     settings: tuple[str, ...],
     rules_dirs: tuple[str, ...],
+    mrs: str,
     outs: tuple[str, ...],
 ) -> None:
     """Per-capability score differences between two runs (B - A) with 95% intervals: agents with
@@ -360,7 +354,9 @@ def compare_command(
     """
     for p in outs:
         out_format(p)  # a bad name fails before any engine runs
-    cmp = compare_runs(run_a, run_b, agents=agents, engine=engine, rules_dirs=rules_dirs, settings=settings)
+    cmp = compare_runs(
+        run_a, run_b, agents=agents, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs
+    )
     click.echo(render_table(cmp))
     for path in write_outputs(cmp, outs):
         click.echo(f"wrote {display_path(path)}")

@@ -317,9 +317,9 @@ def _rank(seed: int, key: str) -> str:
 def sample(combos: Sequence[Combo], limit: int | None, seed: int, strategy: str = "share") -> list[Combo]:
     """Up to `limit` combinations per trajectory, taken in turn from each (SC, MR, shape) group, each
     group getting a share of the limit in proportion to its candidates (and at least one where there
-    is room), so a sample keeps the whole's mix. `share` takes, within a group, a combination that needs the fewest
-    queries not chosen yet (ties in seeded order); `spread` takes them in seeded order. A
-    combination whose queries are all chosen already is a test case for free and is not counted."""
+    is room), so a sample keeps the whole's mix. `share` takes, within a group, a combination that
+    needs the fewest queries not chosen yet (ties in seeded order); `spread` takes them in seeded
+    order. A combination whose queries are all chosen already is a test case for free and is not counted."""
     check_strategy(strategy)
     if limit is None:
         return list(combos)

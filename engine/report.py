@@ -24,6 +24,7 @@ from metalogic import __version__
 from metalogic.engine.check import CheckResult, run_check
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
+from metalogic.engine.options import const_option, engine_option, mrs_option, rules_option
 from metalogic.engine.paths import frame_place
 from metalogic.engine.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.results import label, split_args
@@ -458,22 +459,11 @@ def _umask() -> int:
     help="The HTML file to write (PNG plots go next to it); a folder means FOLDER/report.html. "
     "Default: RUN_DIR/report/report.html.",
 )
-@click.option(
-    "--engine",
-    type=click.Choice(["clingo", "prolog", "both"]),
-    default="clingo",
-    show_default=True,
-    help="Rule engine; 'both' runs both and fails if they disagree.",
-)
+@engine_option
 @click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable).")
-@click.option("-c", "--const", "settings", multiple=True, metavar="NAME=VALUE", help="Override a parameter.")
-@click.option(
-    "--rules",
-    "rules_dirs",
-    multiple=True,
-    type=click.Path(file_okay=False),
-    help="Extra MR folder (repeatable).",
-)
+@const_option
+@rules_option
+@mrs_option
 @click.option(
     "--max-violations",
     type=click.IntRange(0, 1_000_000),
@@ -496,6 +486,7 @@ def report_command(
     agents: tuple[str, ...],
     settings: tuple[str, ...],
     rules_dirs: tuple[str, ...],
+    mrs: str,
     max_violations: int,
     max_thumbnails: int,
     no_plots: bool,
@@ -515,6 +506,7 @@ def report_command(
         rules_dirs=rules_dirs,
         settings=settings,
         agents=agents,
+        mrs=mrs,
         max_violations=max_violations,
         max_thumbnails=max_thumbnails,
     )

@@ -2,7 +2,8 @@
 give together for one pair of objects (MR12's table), found by model finding over the worlds of
 logic/audit/compat.lp with the truth semantics of logic/truth/ (about 4 minutes and 3 GB).
 
-Run: python scripts/gen_compat.py
+Run: python scripts/gen_compat.py            (rewrite the table)
+     python scripts/gen_compat.py --check    (exit 1 when the table differs from a fresh derivation)
 """
 
 from __future__ import annotations
@@ -33,17 +34,34 @@ def derive() -> list[tuple[str, str]]:
     ctl.add("base", [], "#show compat/2.")
     ctl.ground([("base", [])])
     out: list[tuple[str, str]] = []
-    ctl.solve(on_model=lambda m: out.extend((str(s.arguments[0]), str(s.arguments[1])) for s in m.symbols(shown=True)))
+    ctl.solve(
+        on_model=lambda m: out.extend(
+            (str(s.arguments[0]), str(s.arguments[1])) for s in m.symbols(shown=True)
+        )
+    )
     return sorted(set(out))
 
 
 def main() -> None:
     pairs = derive()
+    if sys.argv[1:] == ["--check"]:
+        written = (CORE / "compat.facts").read_text(encoding="utf-8").splitlines()
+        stored = sorted(
+            tuple(line[len("ego_map(") : -2].split(", ")) for line in written if line.startswith("ego_map(")
+        )
+        if stored != [tuple(p) for p in pairs]:
+            print(
+                "compat.facts differs from the derivation: run python scripts/gen_compat.py", file=sys.stderr
+            )
+            sys.exit(1)
+        print(f"compat.facts holds the {len(pairs)} derived pairs", file=sys.stderr)
+        return
     lines = [
         "% ego_map(EgoName, MapName): a truthful agent can answer an object pair with this obj_dir name and",
         "% this map_dir name in one frame. Derived by model finding (logic/audit/compat.lp over the truth",
-        "% semantics, closed under mirroring and swapping the objects) by scripts/gen_compat.py; do not edit.",
-        "% `metalogic audit` checks the table against the derivation.",
+        "% semantics, closed under mirroring and swapping the objects) by scripts/gen_compat.py;",
+        "% do not edit.",
+        "% `python scripts/gen_compat.py --check` compares it with a fresh derivation.",
         *(f"ego_map({e}, {m})." for e, m in pairs),
     ]
     (CORE / "compat.facts").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -66,7 +66,9 @@ def two_runs(tmp: Path) -> tuple[Path, Path]:
 def test_compare_reproduces_newcombes_published_intervals(tmp_path: Path) -> None:
     a, b = two_runs(tmp_path)
     outs = [tmp_path / "cmp.json", tmp_path / "cmp.csv", tmp_path / "cmp.md"]
-    code, out, err = run_cli("compare", str(a), str(b), *(x for p in outs for x in ("--out", str(p))))
+    code, out, err = run_cli(
+        "compare", str(a), str(b), "--mrs", "paper", *(x for p in outs for x in ("--out", str(p)))
+    )
     assert code == 0, err
     lines = out.splitlines()
     assert lines[:2] == [f"A: gemma in {a}", f"B: gemma in {b}"]  # only gemma answers in both runs

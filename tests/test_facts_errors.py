@@ -372,7 +372,9 @@ error: bad setting 'eps'
             "epss=0.1",
             """\
 error: unknown parameter 'epss'
-  expected: one of delta, eps, same_tol_mm, same_tol_steps, tri_tol_mm, tri_tol_steps
+  expected: one of box_slack_px, centre_drift_permille, centre_span_permille, delta, depth_round_mm, \
+eps, mr5_level, pinhole_slack_permille, place_slack_permille, same_tol_mm, same_tol_steps, \
+scale_tol_permille, tri_tol_mm, tri_tol_steps, truth_band_mm, truth_bearing_band, truth_move_tol_mm
   fix: did you mean eps?
 """,
         ),
@@ -605,8 +607,8 @@ def test_twin_declaring_something_else() -> None:
         == """\
 error: decl/height.pl: the Prolog twin of height declares something else: \
 missing mr_name(height,"height order"); different mr_name(height,"height ordering")
-  expected: the same mr/1, mr_name/2, mr_law/2, mr_serves/2, param_default/3 and param_scale/2 facts as \
-decl/height.lp
+  expected: the same mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3 and param_scale/2 \
+facts as decl/height.lp
   fix: make the two files declare identical facts
 """
     )

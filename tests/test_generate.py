@@ -240,8 +240,8 @@ def test_same_seed_same_bytes_and_another_seed_another_sample(tmp_path: Path) ->
 
 
 def test_sharing_strategy_reuses_queries(tmp_path: Path) -> None:
-    run_share, share = gen(tmp_path, "share", "--max-per-trajectory", "30", "--strategy", "share")
-    run_spread, spread = gen(tmp_path, "spread", "--max-per-trajectory", "30", "--strategy", "spread")
+    _run_share, share = gen(tmp_path, "share", "--max-per-trajectory", "30", "--strategy", "share")
+    _run_spread, spread = gen(tmp_path, "spread", "--max-per-trajectory", "30", "--strategy", "spread")
     assert share["trajectories"] == spread["trajectories"], "the same number of combinations"
     assert share["queries"] < spread["queries"], "share picks combinations that ask what is asked already"
 

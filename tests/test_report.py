@@ -59,7 +59,7 @@ def test_report_writes_the_page_the_plots_and_a_terminal_summary(tmp_path: Path)
     from PIL import Image
 
     run = make_run(tmp_path)
-    code, out, err = run_cli("report", str(run), "--engine", "both")
+    code, out, err = run_cli("report", str(run), "--engine", "both", "--mrs", "paper")
     assert code == 0, err
     folder = run / "report"
     assert sorted(p.name for p in folder.iterdir()) == [
@@ -94,9 +94,24 @@ def _umask() -> int:
     return mask
 
 
+def test_report_runs_the_anchored_mrs_by_default(tmp_path: Path) -> None:
+    """The mirror agent answers left for right everywhere, so no law of logic catches it (it agrees
+    with itself); by default the report also runs the anchored MRs, and MR7 sees every mirrored
+    obj_dir answer disagree with where the boxes are."""
+    run = make_run(tmp_path)
+    paper = build_report(str(run), mrs="paper", agents=["mirror"])
+    assert paper.data["violations"] == []
+    rep = build_report(str(run), agents=["mirror"])
+    assert sorted((v["case"], v["mr"], v["reason"]) for v in rep.data["violations"]) == [
+        (f"mr7({q})", "mr7", "lateral_against_boxes") for q in ("qo1", "qo2", "qo3", "qo4", "qo5")
+    ]
+    sc2a = next(r for r in rep.data["scores"] if r["agent"] == "mirror" and r["sc"] == "sc2a")
+    assert (sc2a["cases"], sc2a["violations"]) == (8, 5)
+
+
 def test_report_data_joins_each_violation_with_its_frames_questions_and_rule(tmp_path: Path) -> None:
     run = make_run(tmp_path)
-    rep = build_report(str(run))
+    rep = build_report(str(run), mrs="paper")
     by_case = {v["case"]: v for v in rep.data["violations"]}
     assert len(by_case) == 7 and {v["agent"] for v in by_case.values()} == {"shaky+cot"}
     mr5 = by_case["mr5(qz0,qz1)"]
@@ -145,7 +160,7 @@ def test_report_data_joins_each_violation_with_its_frames_questions_and_rule(tmp
 
 def test_report_caps_thumbnails_and_browser_entries_with_notes(tmp_path: Path) -> None:
     run = make_run(tmp_path)
-    rep = build_report(str(run), max_thumbnails=2, max_violations=5)
+    rep = build_report(str(run), max_thumbnails=2, max_violations=5, mrs="paper")
     entries = rep.data["violations"]
     assert len(entries) == 5
     assert [bool(v["frames"]) for v in entries] == [True, True, False, False, False]
@@ -169,7 +184,7 @@ def test_report_without_run_json_or_truth_still_renders(tmp_path: Path) -> None:
     ]
     (run / "scene.lp").write_text("\n".join(scene) + "\n")
     shutil.copy(DATA / "queries.lp", run / "queries.lp")
-    code, out, err = run_cli("report", str(run), "--no-plots", "--out", str(tmp_path / "out" / "r.html"))
+    code, out, err = run_cli("report", str(run), "--no-plots", "--mrs", "paper", "--out", str(tmp_path / "out" / "r.html"))
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["r.html"]
     assert "note: no ground truth in this run (gt_* facts), so accuracy is not shown" in out
@@ -399,7 +414,7 @@ def test_report_page_renders_in_headless_chromium(tmp_path: Path, chromium: Chro
     from PIL import Image
 
     run = make_run(tmp_path)
-    code, _, err = run_cli("report", str(run), "--no-plots", "--max-thumbnails", "5")
+    code, _, err = run_cli("report", str(run), "--no-plots", "--max-thumbnails", "5", "--mrs", "paper")
     assert code == 0, err
     page = run / "report" / "report.html"
     chromium.load(page)
@@ -461,7 +476,7 @@ def test_report_browser_pages_through_many_violations(tmp_path: Path, chromium: 
             f"answer(wobbly, d{k}b, 3).",
         ]
     (run / "facts.lp").write_text("\n".join(lines) + "\n")
-    code, out, err = run_cli("report", str(run), "--no-plots", "--max-violations", "25")
+    code, out, err = run_cli("report", str(run), "--no-plots", "--max-violations", "25", "--mrs", "paper")
     assert code == 0, err
     assert "note: 5 more violations of wobbly are not in the browser (see 'metalogic check --out')" in out
     chromium.load(run / "report" / "report.html")

@@ -1,0 +1,37 @@
+"""Click options shared by the commands that run the rule engines (check, report, compare), written
+once so that their names, defaults and help read the same everywhere."""
+
+from __future__ import annotations
+
+import click
+
+rules_option = click.option(
+    "--rules",
+    "rules_dirs",
+    multiple=True,
+    type=click.Path(file_okay=False),
+    help="Extra folder of MR rule files (NAME.lp + NAME.pl); repeatable.",
+)
+mrs_option = click.option(
+    "--mrs",
+    "mrs",
+    default="all",
+    show_default=True,
+    metavar="SET|ID[,...]",
+    help="Which MRs to run: all, paper (the six published MRs), anchored, across, user, or MR ids.",
+)
+engine_option = click.option(
+    "--engine",
+    type=click.Choice(["clingo", "prolog", "both"]),
+    default="clingo",
+    show_default=True,
+    help="Rule engine; 'both' runs both and fails if they disagree.",
+)
+const_option = click.option(
+    "-c",
+    "--const",
+    "settings",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Override a parameter, e.g. -c eps=0.1 (see 'metalogic mrs').",
+)
