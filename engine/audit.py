@@ -169,26 +169,24 @@ def _shown(ctl: clingo.Control) -> list[clingo.Symbol]:
 # --- (a) soundness ------------------------------------------------------------------------------
 
 _VARS = "ABCDEFGHIJ"
+WORLD_SHOWS = (  # the facts of a world, by name and arity (all but query, form and answer)
+    ("step_mm", 2),
+    ("state", 2),
+    ("image_size", 3),
+    ("camera", 5),
+    ("camera_pitch", 3),
+    ("box_slack", 2),
+    ("gt_pose", 6),
+    ("gt_camera", 7),
+    ("gt_object", 6),
+    ("detection", 9),
+    ("truncated", 3),
+    ("occluded", 3),
+    ("persistent", 2),
+)
 SHOW_FLAGGED = "".join(
     f"#show {name}({', '.join(v)}) : {name}({', '.join(v)}), audit_flagged({v[0]}, _, _, _, _).\n"
-    for name, v in (
-        (name, ["W", *_VARS[: arity - 1]])
-        for name, arity in (
-            ("step_mm", 2),
-            ("state", 2),
-            ("image_size", 3),
-            ("camera", 5),
-            ("camera_pitch", 3),
-            ("box_slack", 2),
-            ("gt_pose", 6),
-            ("gt_camera", 7),
-            ("gt_object", 6),
-            ("detection", 9),
-            ("truncated", 3),
-            ("occluded", 3),
-            ("persistent", 2),
-        )
-    )
+    for name, v in ((name, ["W", *_VARS[: arity - 1]]) for name, arity in WORLD_SHOWS)
 )
 SHOW_QUERIES = (
     "#show query(Q, K) : query(Q, K), query_traj(Q, W), audit_flagged(W, _, _, _, _).\n"
@@ -303,10 +301,12 @@ def _rename_case(case: clingo.Symbol, world: clingo.Symbol) -> str:
     return str(clingo.Function(case.name, args))
 
 
-def counterexample(symbols: Sequence[clingo.Symbol], world: clingo.Symbol, agent: str = "") -> str:
+def counterexample(
+    symbols: Sequence[clingo.Symbol], world: clingo.Symbol, agent: str = "", head: str = ""
+) -> str:
     """The facts of one audit world (renamed w, query ids q0..q99), and the answers of `agent` (all
     answers when empty), as a facts file `metalogic check` reads."""
-    head = (
+    head = head or (
         f"% A world in which the answers of a distortion ({agent}) break no MR (an audit blind spot)."
         if agent
         else "% A world in which a truthful agent is flagged (metalogic audit)."
@@ -544,48 +544,94 @@ def probe(family: str) -> str:
     return "".join(out)
 
 
+# Worlds of the families with boxes in which the non-redundancy search looks for a witness, one at a
+# time. Chosen to be varied: both objects whole in view with a level or pitched camera, one object
+# cut by the border (where only the MRs that need no box apply), a step forward (level and pitched)
+# and standing still.
+WITNESS_WORLDS = {"view": (18, 315, 405, 135), "view-moves": (74, 458, 26, 62)}
+
+
+def _witness_search(
+    rules: RuleSet, mr: MR, fam: Family, world: int | None
+) -> tuple[list[clingo.Symbol], list[str]] | None:
+    """Answers in a probe (world None) or one world of the family that only `mr` flags, with the
+    other MRs of the capabilities that have cases there; None when there are none."""
+    peers = [m for m in rules.mrs if m.id != mr.id and set(m.serves) & set(fam.scs)]
+    head = f"audit_mr({mr.id}).\n" + "".join(f"audit_peer({m.id}).\n" for m in peers)
+    shows = "#show answer/3.\n#show query/2.\n#show form/2.\n#show violation/5.\n#show audit_other/1.\n"
+    if world is None:
+        files = [*CHECK_CORE, *[m.lp for m in rules.mrs], AUDIT_DIR / "redundant.lp"]
+        ctl = _ground(files, probe(fam.name) + head + shows + "#show detection/9.\n")
+        shown: list[clingo.Symbol] = []
+
+        def keep(m: clingo.Model) -> bool:
+            shown.extend(m.symbols(shown=True))
+            return False  # one witness is enough
+
+        if not ctl.solve(on_model=keep).satisfiable:
+            return None
+        return shown, sorted(str(s.arguments[0]) for s in shown if s.name == "audit_other")
+    files = [*TRUTH[:1], *CHECK_CORE, *TRUTH[1:], AUDIT_DIR / fam.world]
+    files += [LOGIC_DIR / "truth" / "biased.lp", *[m.lp for m in rules.mrs], AUDIT_DIR / "redundant_world.lp"]
+    world_shows = "".join(f"#show {n}/{a}.\n" for n, a in WORLD_SHOWS)
+    program = "trajectory(W, household) :- audit_world(W).\n" + head + world_shows
+    program += "#show query/2.\n#show form/2.\n#show audit_witness/1.\n#show audit_other/1.\n"
+    program += "#show answer(A, Q, V) : answer(A, Q, V), audit_witness(A).\n"
+    program += "#show violation(A, C, M, S, R) : violation(A, C, M, S, R), audit_witness(A).\n"
+    symbols = _shown(_ground(files, program, {"world": world}))
+    witnesses = sorted((s.arguments[0] for s in symbols if s.name == "audit_witness"), key=str)
+    if not witnesses:
+        return None
+    first = witnesses[0]
+    kept = [s for s in symbols if s.name not in ("answer", "violation") or s.arguments[0] == first]
+    renamed = [
+        clingo.Function(s.name, [clingo.Function("witness"), *s.arguments[1:]])
+        if s.name in ("answer", "violation")
+        else s
+        for s in kept
+    ]
+    return renamed, sorted(str(s.arguments[0]) for s in symbols if s.name == "audit_other")
+
+
 def non_redundancy(rules: RuleSet, mr: MR) -> Verdict:
+    """Answers that `mr` flags while every other MR of its capabilities holds all its cases there:
+    searched in the probe questions of each family, then in single worlds of the families with
+    boxes (where the truth gives the values to start from)."""
     t0 = time.perf_counter()
     tried = []
     for fam in FAMILIES.values():
         if not set(mr.serves) & set(fam.scs):
             continue
-        others = [m for m in rules.mrs if m.id != mr.id and set(m.serves) & set(fam.scs)]
-        program = (
-            probe(fam.name)
-            + f"audit_mr({mr.id}).\n"
-            + "".join(f"audit_other({m.id}).\n" for m in others)
-            + "#show answer/3.\n#show query/2.\n#show form/2.\n#show detection/9.\n#show violation/5.\n"
-        )
-        ctl = _ground([*CHECK_CORE, *[m.lp for m in rules.mrs], AUDIT_DIR / "redundant.lp"], program)
-        shown: list[clingo.Symbol] = []
-
-        def keep(m: clingo.Model, into: list[clingo.Symbol] = shown) -> bool:
-            into.extend(m.symbols(shown=True))
-            return False  # one witness is enough
-
-        res = ctl.solve(on_model=keep)
         tried.append(fam.name)
-        if res.satisfiable:
+        worlds: Sequence[int | None] = WITNESS_WORLDS.get(fam.name, (None,))
+        for world in worlds:
+            found = _witness_search(rules, mr, fam, world)
+            if found is None:
+                continue
+            shown, others = found
             viol = sorted({str(s.arguments[1]) for s in shown if s.name == "violation"})
-            facts = (
-                "% Answers only " + mr.id + " flags (metalogic audit, non-redundancy witness).\n"
-                "trajectory(w, household).\n"
-                + "".join(f"{s}.\n" for s in sorted(shown, key=str) if s.name != "violation")
-            )
+            kept = [s for s in shown if s.name not in ("violation", "audit_other")]
+            head = f"% Answers only {mr.id} flags (metalogic audit, non-redundancy witness)."
+            if world is None:
+                facts = f"{head}\ntrajectory(w, household).\n" + "".join(
+                    f"{s}.\n" for s in sorted(kept, key=str)
+                )
+            else:
+                facts = counterexample(kept, clingo.Number(world), agent="witness", head=head)
             held = (
                 (
-                    f"{', '.join(m.id for m in others)} {'hold' if len(others) > 1 else 'holds'} all "
+                    f"{', '.join(others)} {'hold' if len(others) > 1 else 'holds'} all "
                     f"{'their' if len(others) > 1 else 'its'} cases there"
                 )
                 if others
                 else "no other MR applies"
             )
+            where = f"{fam.name} world" if world is None else f"{fam.name} world {world}"
             return Verdict(
                 "non-redundancy",
                 mr.id,
                 "witness",
-                f"{fam.name} world: {mr.id} flags {viol[0]}; {held}",
+                f"{where}: {mr.id} flags {viol[0]}; {held}",
                 "",
                 time.perf_counter() - t0,
                 facts,

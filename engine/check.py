@@ -266,10 +266,10 @@ def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
         )
     if e.name in ("empty_box", "two_boxes"):
         t, s, o = a
-        what = "has an empty box (x2 <= x1 or y2 <= y1)" if e.name == "empty_box" else "has two boxes"
+        what = "has an empty box (x2 < x1 or y2 < y1)" if e.name == "empty_box" else "has two boxes"
         return (
             f"detection of object {text(o)} in state {text(s)} of trajectory {text(t)} {what}",
-            "one box with x1 < x2 and y1 < y2 per object and state",
+            "one box per object and state with x1 <= x2 and y1 <= y2 (both corners inside the box)",
             "fix the detection",
             None,
         )

@@ -49,8 +49,9 @@ class FactSet:
     counts: Counter[str] = field(default_factory=Counter)  # per predicate key, e.g. "answer/3"
 
     def program(self) -> str:
-        """The facts as program text for either engine: one fact per line."""
-        return "".join(f"{f}.\n" for f in self.facts)
+        """The facts as program text for either engine: one fact per line, each once (facts form a
+        set: clingo merges a repeated line, Prolog would assert it twice)."""
+        return "".join(f"{f}.\n" for f in dict.fromkeys(str(f) for f in self.facts))
 
     def __len__(self) -> int:
         return len(self.facts)

@@ -7,8 +7,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import pytest
-
 from helpers import ROOT, run_cli
 from metalogic.engine.audit import FAMILIES, non_redundancy, soundness, tightness
 from metalogic.engine.check import run_check
@@ -92,8 +90,7 @@ def test_audit_command_fails_on_a_planted_unsound_rule(tmp_path: Path) -> None:
     assert "unsound" in out
 
 
-@pytest.mark.parametrize("mr", ["mr9"])
-def test_unknown_mr_is_a_clear_error(mr: str) -> None:
-    code, _out, err = run_cli("audit", "--mr", mr)
+def test_unknown_mr_is_a_clear_error() -> None:
+    code, _out, err = run_cli("audit", "--mr", "mr99")
     assert code == 2
-    assert err.startswith(f"error: unknown MR '{mr}'")
+    assert err.startswith("error: unknown MR 'mr99'")

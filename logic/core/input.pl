@@ -10,10 +10,12 @@ input_error(answer_does_not_fit(Ag, Q, V, Ty)) :- answer(Ag, Q, V), query_type(Q
 input_error(two_answers(Ag, Q, V1, V2)) :- answer(Ag, Q, V1), answer(Ag, Q, V2), V1 \== V2.
 input_error(form_of_unknown_query(Q)) :- form(Q, _), \+ query_id(Q).
 input_error(empty_box(T, S, O)) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), ( X2 < X1 ; Y2 < Y1 ).
-input_error(two_boxes(T, S, O)) :- detection(T, S, O, _, _, _, _, _, _),
-    aggregate_all(count, detection(T, S, O, _, _, _, _, _, _), N), N > 1.
+% Facts form a set (a line written twice is one fact, as for clingo), so the checks count distinct
+% values.
+input_error(two_boxes(T, S, O)) :- distinct(T-S-O, detection(T, S, O, _, _, _, _, _, _)),
+    aggregate_all(set(B), (detection(T, S, O, Cl, F, X1, Y1, X2, Y2), B = b(Cl, F, X1, Y1, X2, Y2)), [_, _ | _]).
 input_error(two_cameras(T)) :- distinct(T, camera(T, _, _, _, _)),
-    aggregate_all(count, camera(T, _, _, _, _), N), N > 1.
+    aggregate_all(set(c(A, B, C, D)), camera(T, A, B, C, D), [_, _ | _]).
 input_error(two_pitches(T, S)) :- distinct(T-S, camera_pitch(T, S, _)),
-    aggregate_all(count, camera_pitch(T, S, _), N), N > 1.
-input_error(two_slacks(T)) :- distinct(T, box_slack(T, _)), aggregate_all(count, box_slack(T, _), N), N > 1.
+    aggregate_all(set(P), camera_pitch(T, S, P), [_, _ | _]).
+input_error(two_slacks(T)) :- distinct(T, box_slack(T, _)), aggregate_all(set(K), box_slack(T, K), [_, _ | _]).

@@ -5,7 +5,7 @@ mr_name(mr5_raw, "size-depth consistency without the pixel guard").
 mr_law(mr5_raw, "|S1/S2 - D2/D1| < eps for every pair of whole boxes").
 mr_serves(mr5_raw, sc3b).
 
-raw_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T, S, O), Y2 > Y1, H is Y2 - Y1.
+raw_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T, S, O), Y2 >= Y1, H is Y2 - Y1 + 1.
 testcase(raw5(Q1, Q2), mr5_raw, sc3b) :- object_query(Q1, depth, T, S1, O), object_query(Q2, depth, T, S2, O),
     S1 @< S2, once(raw_height(T, S1, O, _)), once(raw_height(T, S2, O, _)).
 case_query(raw5(Q1, Q2), Q) :- testcase(raw5(Q1, Q2), mr5_raw, _), member(Q, [Q1, Q2]).
