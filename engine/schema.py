@@ -229,7 +229,10 @@ class Predicate:
 ID = IdType()
 NAT = IntType("a non-negative integer", 0, 9_999_999)
 STATE = IntType("a state index (a non-negative integer)", 0, 9_999_999)
-PIXEL = IntType("a pixel coordinate (an integer 0..999999)", 0, 999_999)
+# Frames up to 20,000 pixels a side and focal lengths up to 50,000 pixels: the rules that read boxes
+# multiply pixels by depths and trig values, and must stay inside clingo's 32-bit integers.
+PIXEL = IntType("a pixel coordinate (an integer 0..19999)", 0, 19_999)
+FOCAL = IntType("a focal length in pixels (1..50000)", 1, 50_000)
 MM = IntType("a length in millimetres (an integer)", -999_999_999, 999_999_999)
 SCENARIOS = ("household", "tabletop", "drone", "video")
 
@@ -281,8 +284,8 @@ PREDICATES: tuple[Predicate, ...] = (
         "image_size",
         "the size of the trajectory's frames",
         ("T", ID, "trajectory id"),
-        ("W", IntType("a width in pixels", 1, 999_999), "pixels"),
-        ("H", IntType("a height in pixels", 1, 999_999), "pixels"),
+        ("W", IntType("a width in pixels (1..20000)", 1, 20_000), "pixels"),
+        ("H", IntType("a height in pixels (1..20000)", 1, 20_000), "pixels"),
     ),
     _p(
         "scene",
@@ -305,8 +308,8 @@ PREDICATES: tuple[Predicate, ...] = (
         "camera",
         "pinhole intrinsics of the trajectory's camera, in pixels",
         ("T", ID, "trajectory id"),
-        ("Fx", IntType("a focal length in pixels", 1, 999_999), "pixels"),
-        ("Fy", IntType("a focal length in pixels", 1, 999_999), "pixels"),
+        ("Fx", FOCAL, "pixels"),
+        ("Fy", FOCAL, "pixels"),
         ("Cx", PIXEL, "pixels"),
         ("Cy", PIXEL, "pixels"),
     ),

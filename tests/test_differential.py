@@ -77,7 +77,7 @@ class World:
         # Mostly distinct states and objects (cases need them), sometimes repeated ones.
         s1, s2, s3 = rng.sample(self.states * 2, 3) if rng.random() < 0.2 else self.distinct(self.states)
         a, b, c = rng.sample(self.objects * 2, 3) if rng.random() < 0.2 else self.distinct(self.objects)
-        shape = rng.choice(["triple", "moves", "sizes", "depths", "ego", "view"])
+        shape = rng.choice(["triple", "moves", "sizes", "depths", "ego", "view", "placed", "moved", "kinds"])
         if shape == "triple":
             k, ty = rng.choice(
                 [("obj_dir", "ego"), ("obj_dist", "mm"), ("map_dir", "map"), ("map_dist", "mm")]
@@ -94,6 +94,31 @@ class World:
             return [
                 (f"ego_dist({t},{s1},{a})", "mm"),
                 (f"ego_dist({t},{s1},{b})", "mm"),
+                (f"map_dist({t},{s1},{a},{b})", "mm"),
+            ]
+        if shape == "placed":  # relations and sizes of objects whose depths are asked too (MR7-MR10)
+            k, ty = rng.choice(
+                [("obj_dir", "ego"), ("map_dir", "map"), ("obj_dist", "mm"), ("map_dist", "mm")]
+            )
+            return [
+                (f"{k}({t},{s1},{a},{b})", ty),
+                (f"size({t},{s1},{a})", "mm"),
+                (f"ego_dist({t},{s1},{a})", "mm"),
+                (f"depth({t},{s1},{a})", "mm"),
+                (f"depth({t},{s1},{b})", "mm"),
+            ]
+        if shape == "moved":  # a move with the depth of one object in both frames (MR11, MR14)
+            return [
+                (f"move_dir({t},{s1},{s2})", "move"),
+                (f"move_dist({t},{s1},{s2})", "steps"),
+                (f"depth({t},{s1},{a})", "mm"),
+                (f"depth({t},{s2},{a})", "mm"),
+            ]
+        if shape == "kinds":  # the same pair asked in two kinds (MR12, MR13)
+            return [
+                (f"obj_dir({t},{s1},{a},{b})", "ego"),
+                (f"map_dir({t},{s1},{a},{b})", "map"),
+                (f"obj_dist({t},{s1},{a},{b})", "mm"),
                 (f"map_dist({t},{s1},{a},{b})", "mm"),
             ]
         return [
@@ -125,8 +150,28 @@ class World:
         if rng.random() < 0.03:
             self.lines.append(f"form(q{self.w}_missing,choice).")
         self.answers()
+        self.scene()
         self.detections()
         return self.lines
+
+    def scene(self) -> None:
+        """What the anchored MRs read besides boxes: the kind of world, the step, the camera's
+        intrinsics and pitch, and the tracker's slack (each sometimes missing)."""
+        rng, t = self.rng, self.t
+        if rng.random() < 0.85:
+            self.lines.append(f"trajectory({t},{rng.choice(['household', 'drone', 'tabletop'])}).")
+        if rng.random() < 0.85:
+            self.lines.append(f"step_mm({t},{rng.choice([250, 250, 50, 1000])}).")
+        if rng.random() < 0.85:
+            fx = rng.choice([300, 600, 600, 1500, 50_000])
+            self.lines.append(
+                f"camera({t},{fx},{fx - rng.choice([0, 0, 7])},{rng.choice([320, 19_999])},240)."
+            )
+        for s in self.states:
+            if rng.random() < 0.85:
+                self.lines.append(f"camera_pitch({t},{s},{rng.choice([0, 0, 0, -10, 15, 60, -89])}).")
+        if rng.random() < 0.3:
+            self.lines.append(f"box_slack({t},{rng.choice([0, 1, 3, 100])}).")
 
     def mirror(self, content: str) -> str:
         name, args = content[:-1].split("(", 1)
@@ -163,7 +208,7 @@ class World:
         if ty in vocab.names:
             names = vocab.names[ty]
             return rng.choice(names if rng.random() < 0.5 else names[:7])
-        return str(rng.choice([0, 1, 2, 3, 4, 5, 6, 10, 11, 12, 100, 999_999, 1_000_000]))
+        return str(rng.choice([0, 1, 2, 3, 4, 5, 6, 10, 11, 12, 100, 800, 1500, 4000, 999_999, 1_000_000]))
 
     def detections(self) -> None:
         rng = self.rng
@@ -171,13 +216,16 @@ class World:
             for o in self.objects:
                 if rng.random() < 0.3:
                     continue
-                y1 = rng.randint(0, 5)
-                heights = [0, 3, 10, 40, 44, 60, 80, 88, 120, 400, 800, 1200, 30_000, 30_001]
+                heights = [0, 3, 10, 40, 44, 60, 80, 88, 120, 400, 800, 1200, 19_990, 19_993]
                 h = rng.choice(heights) if rng.random() < 0.97 else -1
-                x1 = rng.randint(0, 3)
+                if rng.random() < 0.5:  # a box anywhere in a 640 x 480 frame, of any width
+                    x1, y1 = rng.randint(0, 600), rng.randint(0, 440)
+                    w = rng.choice([0, 2, 20, 60, 200])
+                else:  # a narrow box at the top left corner
+                    x1, y1, w = rng.randint(0, 3), rng.randint(0, 5), rng.randint(0, 2)
                 self.lines.append(
                     f"detection({self.t},{s},{o},obj,{rng.randint(0, 1000)},{x1},{y1},"
-                    f"{x1 + rng.randint(0, 2)},{y1 + max(h, 0)})."
+                    f"{x1 + w},{min(y1 + max(h, 0), 19_999)})."
                 )
                 if rng.random() < 0.02:
                     self.lines.append(f"detection({self.t},{s},{o},obj,500,0,0,5,{y1 + 3}).")
