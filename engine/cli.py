@@ -297,7 +297,8 @@ def demo(out_dir: str) -> None:
     "--mr",
     "only",
     multiple=True,
-    help="Audit only this MR (repeatable): its soundness and non-redundancy, and the engines; by default every loaded MR, and the blind spots and tightness of the whole set.",
+    help="Audit only this MR (repeatable): its soundness and non-redundancy, and the engines; "
+    "by default every loaded MR, and the blind spots and tightness of the whole set.",
 )
 @click.option(
     "--bound", type=click.IntRange(0, 40), help="Size of every family of worlds (default: each family's own)."

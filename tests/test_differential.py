@@ -13,10 +13,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from functools import cache, lru_cache
+from pathlib import Path
 from typing import TypeVar
 
 import pytest
 
+from helpers import ROOT, run_cli
 from metalogic.engine.backends import RESULTS, EngineOutput, run_engine
 from metalogic.engine.check import resolve_params
 from metalogic.engine.results import split_args
@@ -352,3 +354,23 @@ def test_the_shrinker_finds_a_minimal_failing_set() -> None:
     items = [[str(i)] for i in range(40)]
     found = shrink(items, lambda ws: {"7", "23"} <= {x for w in ws for x in w})
     assert found == [["7"], ["23"]]
+
+
+def test_repeated_facts_change_nothing(tmp_path: Path) -> None:
+    """Facts are a set: the shipped examples with every fact stated twice get the results of the
+    examples as they are, from `check --engine both` (the engines agree, and no duplicate-box or
+    duplicate-pitch input error arises)."""
+    examples = sorted((ROOT / "examples" / "facts").glob("*.lp"))
+    lines = [x for f in examples for x in f.read_text(encoding="utf-8").splitlines()]
+    results = []
+    for name, facts in (("once", lines), ("twice", lines + lines[::-1])):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "facts.lp").write_text("".join(f"{x}\n" for x in facts), encoding="utf-8")
+        out = tmp_path / f"{name}-out"
+        code, _out, err = run_cli(
+            "check", str(folder), "--engine", "both", "--out", str(out), "--format", "csv"
+        )
+        assert code == 0, err
+        results.append((out / "violations.csv").read_text())
+    assert results[0] == results[1] and results[0].count("\n") > 20

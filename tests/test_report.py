@@ -184,7 +184,9 @@ def test_report_without_run_json_or_truth_still_renders(tmp_path: Path) -> None:
     ]
     (run / "scene.lp").write_text("\n".join(scene) + "\n")
     shutil.copy(DATA / "queries.lp", run / "queries.lp")
-    code, out, err = run_cli("report", str(run), "--no-plots", "--mrs", "paper", "--out", str(tmp_path / "out" / "r.html"))
+    code, out, err = run_cli(
+        "report", str(run), "--no-plots", "--mrs", "paper", "--out", str(tmp_path / "out" / "r.html")
+    )
     assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["r.html"]
     assert "note: no ground truth in this run (gt_* facts), so accuracy is not shown" in out

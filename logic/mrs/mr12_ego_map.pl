@@ -7,7 +7,12 @@ mr_law(mr12, "(Ego(A,B), Map(A,B)) is a pair some world realises (ego_map/2) in 
 mr_serves(mr12, sc4a).
 mr_set(mr12, across).
 
-testcase(mr12(Qe, Qm), mr12, sc4a) :- pair_query(Qe, obj_dir, T, S, A, B), pair_query(Qm, map_dir, T, S, A, B).
+% Only for objects in view as the table's derivation placed them (see mr12_ego_map.lp).
+mr12_seen(T, S, O) :- once((obs_span(T, S, O, UL, UH, VL, VH), camera(T, Fx, Fy, _, _))), UL >= -Fx, UH =< Fx,
+    VL >= -Fy, VH =< Fy.
+mr12_frame(T, S) :- camera_pitch(T, S, P), P >= -60, P =< 30.
+testcase(mr12(Qe, Qm), mr12, sc4a) :- pair_query(Qe, obj_dir, T, S, A, B), pair_query(Qm, map_dir, T, S, A, B),
+    mr12_frame(T, S), mr12_seen(T, S, A), mr12_seen(T, S, B).
 mr12_of(mr12(Qe, Qm), Qe, Qm).
 case_query(C, X) :- mr12_of(C, Qe, Qm), member(X, [Qe, Qm]).
 violates(Ag, C, ego_against_map) :- mr12_of(C, Qe, Qm), dir_answer(Ag, Qe, E), dir_answer(Ag, Qm, M), \+ ego_map(E, M).
