@@ -8,9 +8,10 @@ into located messages, and shapes the engine's counts into tables.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from metalogic.engine.backends import ENGINES, EngineOutput, prolog_declarations, run_engine
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
@@ -42,6 +43,9 @@ class CheckResult:
     agents: list[str] = field(default_factory=list)
 
 
+PLAIN_DECIMAL = re.compile(r"[0-9]{1,7}(\.[0-9]{1,12})?")
+
+
 def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
     """Turn `-c name=value` settings into integer overrides, checking names and values."""
     out: dict[str, int] = {}
@@ -61,10 +65,9 @@ def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
                 fix=did_you_mean(name, list(rules.params)) or "run 'metalogic mrs' to list the parameters",
             )
         p = rules.params[name]
-        try:
-            value = Decimal(raw) * p.scale
-        except InvalidOperation:
-            value = Decimal("NaN")
+        # Plain decimals only: an exponent (1e99999999999, 1e-99999999999) would overflow the
+        # arithmetic or round to 0 without a word.
+        value = Decimal(raw) * p.scale if PLAIN_DECIMAL.fullmatch(raw) else Decimal("NaN")
         limit = 1000 if p.scale > 1 else 1_000_000
         if value.is_nan() or value != value.to_integral_value() or not 0 <= value <= limit:
             unit = (

@@ -40,6 +40,12 @@ def _name(fact: str) -> str:
     return fact[: fact.index("(")].strip() if "(" in fact else fact.strip()
 
 
+def _key(term: str) -> str:
+    """An id as the engines see it: integers by value (`-0` is `0`), everything else as written."""
+    t = term.strip()
+    return str(int(t)) if t.lstrip("-").isdigit() else t
+
+
 def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
     """Facts grouped into at most `shards` lists of whole trajectories, of similar sizes."""
     parent: dict[str, str] = {}
@@ -60,21 +66,21 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
         args = split_args(fact) if "(" in fact else []
         if name == "query":
             content = args[1].strip() if len(args) > 1 else ""
-            t = split_args(content)[0].strip() if "(" in content else ""
-            q = args[0].strip()
+            t = _key(split_args(content)[0]) if "(" in content else ""
+            q = _key(args[0])
             if q in query_traj and t:
                 parent[find(t)] = find(query_traj[q])  # one id, two trajectories: keep them together
             elif t:
                 query_traj[q] = t
             owner.append(t or None)
         else:
-            owner.append(args[0].strip() if args else None)
+            owner.append(_key(args[0]) if args else None)
     groups: dict[str, list[str]] = defaultdict(list)
     orphans: list[str] = []
     for fact, t in zip(facts, owner, strict=True):
         if t is None and _name(fact) in _BY_QUERY:
             args = split_args(fact)
-            t = query_traj.get(args[1 if _name(fact) != "form" else 0].strip())
+            t = query_traj.get(_key(args[1 if _name(fact) != "form" else 0]))
         if t is None:
             orphans.append(fact)  # e.g. an answer to a query that does not exist: one shard reports it
         else:

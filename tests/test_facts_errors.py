@@ -418,6 +418,22 @@ error: bad value '-1' for parameter tri_tol_mm
   fix: write it like -c tri_tol_mm=15 (the default)
 """,
         ),
+        (  # an exponent: overflowed Decimal (a traceback) before
+            "eps=1e99999999999",
+            """\
+error: bad value '1e99999999999' for parameter eps
+  expected: a decimal from 0 to 1 in steps of 0.001 (e.g. 0.1)
+  fix: write it like -c eps=0.1 (the default)
+""",
+        ),
+        (  # and a tiny one silently became 0
+            "eps=1e-99999999999",
+            """\
+error: bad value '1e-99999999999' for parameter eps
+  expected: a decimal from 0 to 1 in steps of 0.001 (e.g. 0.1)
+  fix: write it like -c eps=0.1 (the default)
+""",
+        ),
     ],
 )
 def test_bad_settings(setting: str, expected: str) -> None:

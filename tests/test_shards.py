@@ -59,3 +59,21 @@ def test_check_workers_prints_the_same_table() -> None:
     code2, two, err2 = run_cli("check", str(EXAMPLES), "--engine", "both", "--workers", "2")
     assert code1 == code2 == 0, err1 + err2
     assert one == two and "violations" in one
+
+
+def test_an_integer_id_written_two_ways_stays_in_one_shard() -> None:
+    """`-0` and `0` are one trajectory (and one query) to the engines, so one shard holds them: split
+    apart, the MR2 case between q1 and q2 was lost under --workers 2."""
+    facts = [
+        "query(q1, obj_dir(0, 0, a, b)).",
+        "query(q2, obj_dir(-0, 0, b, a)).",
+        "query(0, obj_dir(w, 0, a, b)).",
+        "answer(ag, q1, left).",
+        "answer(ag, q2, left).",
+        "answer(ag, -0, left).",
+    ]
+    shards = split_by_trajectory(facts, 2)
+    assert len(shards) == 2
+    assert sorted(map(sorted, shards)) == sorted(
+        [sorted(facts[:2] + facts[3:5]), sorted([facts[2], facts[5]])]
+    )
