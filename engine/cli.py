@@ -288,7 +288,16 @@ def demo(out_dir: str) -> None:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     config = out / "demo.toml"
-    config.write_text(demo_config_text(), encoding="utf-8")
+    text = demo_config_text()
+    header = text.splitlines()[0]  # an earlier demo's file (of any version) starts with it
+    old = config.read_text(encoding="utf-8", errors="replace") if config.is_file() else ""
+    if config.is_symlink() or (config.exists() and old.splitlines()[:1] != [header]):
+        raise MetalogicError.single(
+            f"{config} exists and is not the demo's own configuration; the demo would overwrite it",
+            expected="a folder without a demo.toml, or one an earlier demo wrote",
+            fix=f"move {config} away, or run the demo in another folder (--out)",
+        )
+    config.write_text(text, encoding="utf-8")
     _print_run(run_pipeline(load_config(config), lambda msg: click.echo(msg, err=True)))
 
 

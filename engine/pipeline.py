@@ -24,6 +24,7 @@ from metalogic.engine.errors import MetalogicError
 from metalogic.engine.runconfig import AgentEntry, RunConfig, World
 
 STATE_DIR = ".metalogic"
+OWNED = ".metalogic-owned"  # marks a stage's output folder as the run's own (replaced on a rerun)
 
 
 @dataclass
@@ -117,6 +118,38 @@ class Runner:
         self.outcome.stages.append(StageOutcome(name, "ran", secs, detail))
         return key
 
+    def _take_folder(self, stage: str, folder: Path) -> None:
+        """Empty `folder` for `stage` to write into, if it is the run's own (marked, or recorded by an
+        earlier run); a folder holding anyone else's files is refused, never deleted."""
+        self.check_folder(stage, folder)
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        (folder / OWNED).write_text(
+            f"Written by 'metalogic run' ({stage} stage): replaced whenever that stage runs again.\n",
+            encoding="utf-8",
+        )
+
+    def check_folder(self, stage: str, folder: Path) -> None:
+        """Refuse a stage folder that holds files the run did not write."""
+        if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+            raise MetalogicError.single(
+                f"{folder} is not a folder that 'metalogic run' can write its {stage} stage into",
+                where=str(self.cfg.path),
+                expected="a missing folder, an empty one, or one an earlier run wrote",
+                fix=f"move {folder} away, or set out = ... to another folder",
+            )
+        if folder.exists():
+            ours = (folder / OWNED).exists() or bool(self._record(stage))
+            if not ours and any(folder.iterdir()):
+                raise MetalogicError.single(
+                    f"{folder} holds files that 'metalogic run' did not write; the {stage} stage "
+                    "would replace them",
+                    where=str(self.cfg.path),
+                    expected=f"a missing or empty {folder.name}/ folder, or one an earlier run wrote",
+                    fix=f"move your files out of {folder}, or set out = ... to another folder",
+                )
+
     # -- stages --------------------------------------------------------------------------------
     def worlds(self) -> list[str]:
         keys = []
@@ -201,7 +234,7 @@ class Runner:
             from metalogic.extract.pipeline import run_extract
             from metalogic.extract.tracking import DETECTORS
 
-            shutil.rmtree(facts, ignore_errors=True)
+            self._take_folder("extract", facts)
             opts: dict[str, Any] = {}
             if cfg.get("detector") not in (None, "default"):
                 det = str(cfg["detector"])
@@ -224,7 +257,7 @@ class Runner:
         def act(_old: dict[str, Any]) -> str:
             from metalogic.engine.generate import generate
 
-            shutil.rmtree(questions, ignore_errors=True)  # answers to other questions are stale
+            self._take_folder("generate", questions)  # answers to other questions are stale
             res = generate(
                 self.out / "facts",
                 questions,
@@ -317,7 +350,7 @@ class Runner:
                 settings=settings,
                 mrs=cfg.get("mrs", "all"),
             )
-            shutil.rmtree(out, ignore_errors=True)
+            self._take_folder("check", out)
             tables.write_tables(tables.all_frames(res), out, ["csv", "json"])
             return f"{len(res.rows.testcases)} test cases, {len(res.rows.violations)} violations"
 
@@ -353,6 +386,8 @@ class Runner:
 
 def run_pipeline(cfg: RunConfig, say: Callable[[str], None] = lambda _m: None) -> RunOutcome:
     r = Runner(cfg, say)
+    for stage, folder in (("extract", "facts"), ("generate", "questions"), ("check", "check")):
+        r.check_folder(stage, r.out / folder)  # before anything runs, not halfway through
     world_keys = r.worlds()
     extract_key = r.extract(world_keys)
     gen_key = r.generate(extract_key)

@@ -79,6 +79,14 @@ AGENT_KEYS = {
     "structured",
     "options",
 }
+# The agent's numeric settings: (type, least, greatest, what is expected).
+AGENT_NUMBERS: dict[str, tuple[type | tuple[type, ...], float, float, str]] = {
+    "temperature": ((int, float), 0, 2, "a sampling temperature from 0 to 2, such as 0.0"),
+    "top_p": ((int, float), 0, 1, "a probability from 0 to 1, such as 0.9"),
+    "max_tokens": (int, 1, 1_000_000, "a whole number of tokens, at least 1"),
+    "concurrency": (int, 1, 1024, "a whole number of requests in flight, 1 to 1024"),
+    "seed": (int, 0, 2**63 - 1, "a whole number, at least 0"),
+}
 CHECK_KEYS = {"engine", "const", "rules", "mrs"}
 REPORT_KEYS = {"enabled"}
 
@@ -150,6 +158,12 @@ def load_config(path: str | Path) -> RunConfig:
         isinstance(extract["conf"], int | float) and 0 < extract["conf"] <= 1
     ):
         r.fail("conf", f"conf = {extract['conf']!r} is outside 0..1", "a detector confidence such as 0.6")
+    r.typed(report, "enabled", bool, "true or false")
+    r.typed(generate, "seed", int, "a whole number")
+    r.typed(generate, "max_per_trajectory", (int, str), 'a whole number of combinations, or "all"')
+    r.typed(check, "const", dict, "a table of parameter = value, e.g. const = { eps = 0.1 }")
+    r.typed(check, "rules", list, 'a list of rule folders, e.g. rules = ["my_rules"]')
+    r.typed(check, "mrs", (str, list), 'MR sets or ids, e.g. mrs = "paper" or mrs = ["mr1", "mr7"]')
     if check.get("engine", "both") not in ("clingo", "prolog", "both"):
         r.fail(
             "engine",
@@ -283,6 +297,16 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
                 did_you_mean(str(prompting), PROMPTINGS),
             )
         limit = r.typed(a, "limit", int, "a whole number of questions")
+        if limit is not None and limit < 1:
+            r.fail("limit", f"limit = {limit} asks no question", "a whole number of questions, at least 1")
+            limit = None
+        for key, (kind, lo, hi, what) in AGENT_NUMBERS.items():
+            v = r.typed(a, key, kind, what)
+            if v is not None and not lo <= v <= hi:
+                r.fail(key, f"{key} = {v!r} is outside {lo}..{hi}", what)
+        for key, what in (("name", "an agent name (string)"), ("base_url", "a server URL (string)")):
+            r.typed(a, key, str, what)
+        r.typed(a, "structured", bool, "true or false")
         settings = {k: v for k, v in a.items() if k not in ("spec", "prompting", "limit")}
         out.append(AgentEntry(spec, prompting, settings, limit))
     return out

@@ -86,6 +86,25 @@ def test_bad_config_is_reported_before_anything_runs(tmp_path: Path) -> None:
     assert not (tmp_path / "bad").exists()
 
 
+def test_wrongly_typed_settings_are_reported_together_before_anything_runs(tmp_path: Path) -> None:
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(
+        '[[world]]\nscenario = "household"\n\n[[agent]]\nspec = "oracle"\nlimit = -5\n'
+        'temperature = "hot"\nconcurrency = 0\n\n[report]\nenabled = "no"\n'
+    )
+    code, _out, err = run_cli("run", str(cfg))
+    assert code == 2 and "Traceback" not in err
+    heads = [line for line in err.splitlines() if str(cfg) in line]
+    assert heads == [
+        f"error: {cfg}:6: limit = -5 asks no question",
+        f"{cfg}:7: 'temperature' is str 'hot'",
+        f"{cfg}:8: concurrency = 0 is outside 1..1024",
+        f"{cfg}:11: 'enabled' is str 'no'",
+    ], err
+    assert "  expected: a sampling temperature from 0 to 2, such as 0.0\n" in err
+    assert not (tmp_path / "bad").exists()
+
+
 def test_a_changed_rule_file_reruns_the_check_and_nothing_before_it(tmp_path: Path) -> None:
     import shutil
 
@@ -100,3 +119,40 @@ def test_a_changed_rule_file_reruns_the_check_and_nothing_before_it(tmp_path: Pa
     rule = tmp_path / "my_rules" / "vertical_order.lp"
     rule.write_text(rule.read_text() + "\n% a comment changes the file, so the check runs again\n")
     assert run_pipeline(load_config(cfg)).ran == ["check", "report"]
+
+
+def test_a_run_never_deletes_a_folder_it_did_not_write(tmp_path: Path) -> None:
+    """With out = "." in a folder that already holds the user's facts/, the run stops before the
+    extract stage would replace them; the user's files and everything else stay as they were. A
+    folder the run wrote itself is replaced on the next run as before."""
+    config = write(tmp_path).read_text().replace('out = "run"', 'out = "."')
+    (tmp_path / "eval.toml").write_text(config)
+    mine = tmp_path / "facts" / "mine.lp"
+    mine.parent.mkdir()
+    mine.write_text("trajectory(t, household).\n")
+    code, _out, err = run_cli("run", str(tmp_path / "eval.toml"))
+    assert code == 2, err
+    assert err.startswith(
+        f"error: {tmp_path / 'eval.toml'}: {tmp_path / 'facts'} holds files that 'metalogic run' did "
+        "not write; the extract stage would replace them\n"
+    )  # before any stage ran
+    assert not (tmp_path / "trajectories").exists()
+    assert "fix: move your files out of" in err and "Traceback" not in err
+    assert mine.read_text() == "trajectory(t, household).\n"
+    mine.unlink()  # an empty folder is the run's to use
+    first = run_pipeline(load_config(tmp_path / "eval.toml"))
+    assert "extract" in first.ran and (tmp_path / "facts" / ".metalogic-owned").exists()
+    (tmp_path / "eval.toml").write_text(config.replace("max_per_trajectory = 30", "max_per_trajectory = 20"))
+    again = run_pipeline(load_config(tmp_path / "eval.toml"))
+    assert again.ran[0] == "generate"  # its own questions/ folder is replaced without a word
+
+
+def test_demo_keeps_a_demo_toml_it_did_not_write(tmp_path: Path) -> None:
+    (tmp_path / "demo.toml").write_text("mine\n")
+    code, _out, err = run_cli("demo", "--out", str(tmp_path))
+    assert code == 2
+    assert err.startswith(
+        f"error: {tmp_path / 'demo.toml'} exists and is not the demo's own configuration; "
+        "the demo would overwrite it\n"
+    )
+    assert (tmp_path / "demo.toml").read_text() == "mine\n"
