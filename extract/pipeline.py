@@ -73,6 +73,13 @@ def run_extract(
     trk = None
     if det != "gt":
         trk = Tracker(load_model(det), conf=conf, tracker=resolve_tracker(tracker), imgsz=imgsz)
+    if trk is not None:  # every frame decodes, before anything is written
+        from metalogic.extract.tracking import check_frame
+
+        for t in trajs:
+            assert t.root is not None
+            for st in states[t.id]:
+                check_frame(t.root / st.frame)
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     result = ExtractResult()

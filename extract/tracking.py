@@ -181,3 +181,17 @@ def gt_detections(states: Sequence[State]) -> list[Detection]:
         for b in st.boxes or []
         if eligible(b)
     ]
+
+
+def check_frame(frame: Path) -> None:
+    """A frame the tracker cannot decode is one clear error (the tracker raised IndexError)."""
+    import cv2
+
+    image = cv2.imread(str(frame), cv2.IMREAD_UNCHANGED) if frame.is_file() else None
+    if image is None or image.size == 0:
+        raise MetalogicError.single(
+            "this frame cannot be read as an image",
+            where=str(frame),
+            expected="a PNG or JPEG file that an image viewer opens",
+            fix="re-render or re-import the trajectory, or remove the state from states.jsonl",
+        )

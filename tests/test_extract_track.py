@@ -152,6 +152,22 @@ def test_malformed_states_line_is_reported_and_nothing_is_written(traj_dir: Path
     assert sorted(p.name for p in out.iterdir()) == ["earlier.lp"]  # what was there is kept, nothing added
 
 
+def test_a_corrupt_frame_is_one_error_and_nothing_is_written(traj_dir: Path, tmp_path: Path) -> None:
+    trajs = tmp_path / "traj"
+    shutil.copytree(traj_dir, trajs)
+    frame = sorted((trajs / "tabletop_s5_e1" / "frames").iterdir())[1]
+    frame.write_bytes(b"\x89PNG\r\n\x1a\n not an image")
+    out = tmp_path / "facts"
+    code, _, err = run_cli("extract", str(trajs), "--out", str(out))
+    assert code == 2
+    assert err == (
+        f"error: {frame}: this frame cannot be read as an image\n"
+        "  expected: a PNG or JPEG file that an image viewer opens\n"
+        "  fix: re-render or re-import the trajectory, or remove the state from states.jsonl\n"
+    )
+    assert not out.exists()
+
+
 def test_eval_needs_ground_truth(tmp_path: Path) -> None:
     src = Path(__file__).parent / "data" / "extract" / "eb_nav"
     assert run_cli("import", "eb-nav", str(src), "--out", str(tmp_path / "traj"))[0] == 0
