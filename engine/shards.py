@@ -77,14 +77,14 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
             owner.append(_key(args[0]) if args else None)
     groups: dict[str, list[str]] = defaultdict(list)
     orphans: list[str] = []
-    for fact, t in zip(facts, owner, strict=True):
-        if t is None and _name(fact) in _BY_QUERY:
+    for fact, own in zip(facts, owner, strict=True):
+        if own is None and _name(fact) in _BY_QUERY:
             args = split_args(fact)
-            t = query_traj.get(_key(args[1 if _name(fact) != "form" else 0]))
-        if t is None:
+            own = query_traj.get(_key(args[1 if _name(fact) != "form" else 0]))
+        if own is None:
             orphans.append(fact)  # e.g. an answer to a query that does not exist: one shard reports it
         else:
-            groups[find(t)].append(fact)
+            groups[find(own)].append(fact)
     bins: list[list[str]] = [[] for _ in range(max(1, min(shards, len(groups))))]
     for _, group in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
         min(bins, key=len).extend(group)
