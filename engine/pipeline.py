@@ -75,6 +75,19 @@ def _rules_hash(extra: list[str], base: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def _code_hash(package: str) -> str:
+    """Content hash of a package's Python sources: an upgrade that changes what a stage writes (new
+    scene facts, say) re-runs that stage instead of keeping its old output as up to date."""
+    import importlib
+
+    root = Path(str(importlib.import_module(package).__file__)).parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(str(f.relative_to(root)).encode())
+        h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def _detector_hash(detector: str | None, base: Path) -> str:
     """Content hash of the detector weights the extract stage will use ('gt' has none)."""
     if detector == "gt":
@@ -226,7 +239,12 @@ class Runner:
         cfg = self.cfg.extract
         base = self.cfg.path.resolve().parent
         key = _key(
-            {"extract": cfg, "worlds": world_keys, "weights": _detector_hash(cfg.get("detector"), base)}
+            {
+                "extract": cfg,
+                "worlds": world_keys,
+                "weights": _detector_hash(cfg.get("detector"), base),
+                "code": _code_hash("metalogic.extract"),
+            }
         )
         facts = self.out / "facts"
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from helpers import run_cli
 from metalogic.engine.pipeline import run_pipeline
 from metalogic.engine.runconfig import load_config
@@ -156,3 +158,15 @@ def test_demo_keeps_a_demo_toml_it_did_not_write(tmp_path: Path) -> None:
         "the demo would overwrite it\n"
     )
     assert (tmp_path / "demo.toml").read_text() == "mine\n"
+
+
+def test_a_changed_extractor_reruns_extract(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The extract stage's key holds the extractor's code: after an upgrade that changes it, the old
+    facts are not kept as up to date (they lacked camera_pitch/3 once)."""
+    from metalogic.engine import pipeline
+
+    run_pipeline(load_config(write(tmp_path)))
+    assert run_pipeline(load_config(write(tmp_path))).ran == []
+    real = pipeline._code_hash
+    monkeypatch.setattr(pipeline, "_code_hash", lambda package: real(package) + "-changed")
+    assert run_pipeline(load_config(write(tmp_path))).ran[0] == "extract"
