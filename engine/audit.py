@@ -555,12 +555,11 @@ def probe(family: str) -> str:
     return "".join(out)
 
 
-# Worlds of the families with boxes in which the non-redundancy search looks for a witness, one at a
-# time. Chosen to be varied: both objects whole in view with a level or pitched camera, one object
-# cut by the border (where only the MRs that need no box apply), a step forward (level and pitched)
-# and standing still.
-# (world, depths): single worlds where witnesses were found, the last without depth questions (where
-# an MR that needs no depth answer is the only one to hold two answers to each other).
+# (world, depths): worlds of the families with boxes in which the non-redundancy search looks for a
+# witness, one at a time. Chosen to be varied: both objects whole in view with a level or pitched
+# camera, one object cut by the border (where only the MRs that need no box apply), a step forward
+# (level and pitched) and standing still; and one world without its depth questions, where an MR that
+# needs no depth answer (MR12) is the only one to hold two answers to each other.
 WITNESS_WORLDS = {
     "view": ((18, 1), (315, 1), (405, 1), (135, 1), (18, 0)),
     "view-moves": ((74, 1), (458, 1), (26, 1), (62, 1)),
