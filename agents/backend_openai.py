@@ -6,8 +6,10 @@ the prompt's JSON schema with `response_format`; a server that rejects one flavo
 is tried with the next (json_object with a schema, as llama.cpp's server takes it), then without.
 
 The server's replies are untrusted: --timeout bounds the whole request (a server that trickles its
-body byte by byte is cut off), and a body that is not a chat completion (not JSON, an HTML error
-page, JSON without `choices`) is a transient failure, retried like HTTP 503, never an answer.
+body byte by byte is cut off), a reply body is read only up to MAX_BODY_BYTES (a server that sends
+gigabytes within the time limit is cut off too), and a body that is not a chat completion (not
+JSON, an HTML error page, JSON without `choices`, or one past that size) is a transient failure,
+retried like HTTP 503, never an answer.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ from metalogic.engine.errors import MetalogicError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_FLAVOURS = ("json_schema", "json_object", "")
+# The most of a reply body that is read, counted after any gzip/deflate decoding. A chat completion
+# holds one message of at most --max-tokens tokens (512 by default) plus a little JSON: a few KB here,
+# and a 100,000-token reply is still well under 1 MiB of text. 4 MiB leaves room for any real
+# completion (even one with every character JSON-escaped) while keeping a server that sends
+# gigabytes within the time limit from filling memory.
+MAX_BODY_BYTES = 4 * 2**20
 
 
 class OpenAIBackend(ChatBackend):
@@ -130,14 +138,28 @@ class OpenAIBackend(ChatBackend):
 
     async def _create(self, req: ChatRequest, flavour: str) -> bytes:
         """One request's body, bounded as a whole by the timeout (the client's own timeout bounds
-        each read, so a body sent a byte at a time would never time out). The body is read here,
-        not by the SDK, which takes whatever a server sends for a completion."""
-        create = self._client().chat.completions.with_raw_response.create
+        each read, so a body sent a byte at a time would never time out) and in size by
+        MAX_BODY_BYTES. The body is read here, not by the SDK, which takes whatever a server sends
+        for a completion."""
         try:
-            raw = await asyncio.wait_for(create(**self._kwargs(req, flavour)), self.timeout_s)
+            return await asyncio.wait_for(self._read(req, flavour), self.timeout_s)
         except TimeoutError:
             raise TransientError(f"no complete reply within {self.timeout_s:g} s") from None
-        return bytes(raw.http_response.content)
+
+    async def _read(self, req: ChatRequest, flavour: str) -> bytes:
+        """The body as it streams in, given up on (and the connection closed) once it passes
+        MAX_BODY_BYTES."""
+        stream = self._client().chat.completions.with_streaming_response.create
+        async with stream(**self._kwargs(req, flavour)) as response:
+            body = bytearray()
+            async for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > MAX_BODY_BYTES:
+                    raise TransientError(
+                        f"the server's reply body passed {MAX_BODY_BYTES // 2**20} MiB; a chat completion "
+                        f"is far smaller: {_start(body)}"
+                    )
+            return bytes(body)
 
     def _drop_flavour(self, flavour: str) -> None:
         """This server refused that response_format: use the next one, or none at all."""
@@ -218,7 +240,7 @@ def _count(v: Any) -> int:
     return v if type(v) is int and 0 <= v < 2**53 else 0
 
 
-def _start(body: bytes) -> str:
+def _start(body: bytes | bytearray) -> str:
     """The start of what a server sent, for a message."""
     shown = body[:120].decode("utf-8", errors="replace")
     return repr(shown) + ("..." if len(body) > 120 else "")

@@ -13,12 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+import click
+
 from metalogic.engine.backends import ENGINES, EngineOutput, prolog_declarations, run_engine
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
 from metalogic.engine.results import Rows, parse_output
 from metalogic.engine.rules import MR, Param, RuleSet, load_ruleset, select_mrs
-from metalogic.engine.terms import Fun, Term, text
+from metalogic.engine.terms import Fun, Term, parse_term, text
 
 ENGINE_CHOICES = (*ENGINES, "both")
 CAPABILITY_NAMES = {
@@ -31,6 +33,13 @@ CAPABILITY_NAMES = {
     "sc4a": "ego-allo direction",
     "sc4b": "ego-allo distance",
 }
+
+
+# More query ids than this for one content draws a warning: MR3 (non-contradiction) compares every
+# pair of queries with the same content, so n copies make n*(n-1)/2 test cases (50 make 1,225; 800
+# make 319,600). A question asked in each of its few surface forms stays far below it.
+MAX_COPIES = 50
+MAX_COPY_WARNINGS = 5
 
 
 @dataclass
@@ -158,6 +167,9 @@ def run_check(
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
     params = resolve_params(rules, settings)
     facts = read_facts(folder)
+    warning = many_copies(facts) if any(m.id == "mr3" for m in rules.mrs) else ""
+    if warning:
+        click.echo(warning, err=True)
     engines = list(ENGINES) if engine == "both" else [engine]
     if "prolog" in engines:
         verify_prolog_twins(rules)
@@ -192,6 +204,45 @@ def run_check(
         rows=rows,
         agents=[a for a in known if not agents or a in agents],
     )
+
+
+def many_copies(facts: FactSet) -> str:
+    """A warning, as printed, for query contents asked under more than MAX_COPIES query ids ('' when
+    there are none): the check is right, but MR3 makes a test case of every pair of them."""
+    ids: dict[str, dict[str, None]] = {}
+    for fact in facts.facts:
+        if not fact.startswith("query("):
+            continue
+        # Query facts hold atoms and integers only: without its blanks the text is clingo's own,
+        # but for -0 (which is 0). Parsing every query instead would cost seconds on large runs.
+        flat = "".join(fact.split())
+        if "-0" in flat:
+            flat = text(parse_term(flat))
+        qid, _, content = flat[len("query(") : -1].partition(",")
+        ids.setdefault(content, {})[qid] = None
+    crowded = sorted(
+        ((len(q), content, list(q)) for content, q in ids.items() if len(q) > MAX_COPIES),
+        key=lambda c: (-c[0], c[1]),
+    )
+    if not crowded:
+        return ""
+    lines = [
+        f"warning: the question {_clip(content)} is asked under {n:,} query ids ({_clip(q[0])}, "
+        f"{_clip(q[1])}, ...): MR3 compares every pair of them, {n * (n - 1) // 2:,} test cases"
+        for n, content, q in crowded[:MAX_COPY_WARNINGS]
+    ]
+    if len(crowded) > MAX_COPY_WARNINGS:
+        more = len(crowded) - MAX_COPY_WARNINGS
+        lines.append(f"warning: and {more:,} more questions asked under more than {MAX_COPIES} query ids")
+    lines.append(
+        "  fix: ask each question in a few surface forms (form/2) and drop the other copies; the check "
+        "is right as it is, only slower"
+    )
+    return "\n".join(lines)
+
+
+def _clip(s: str, width: int = 60) -> str:
+    return s if len(s) <= width else s[: width - 3] + "..."
 
 
 def ensure_agreement(a: EngineOutput, b: EngineOutput, shown: int = 5) -> None:

@@ -1,5 +1,5 @@
 """A hostile OpenAI-compatible server for the tests: it answers chat requests with the bodies a test
-scripts (hostile replies, broken bodies, a byte-per-second trickle), on 127.0.0.1 only.
+scripts (hostile replies, broken bodies, a byte-per-second trickle, a huge body), on 127.0.0.1 only.
 
 The component under test is metalogic's own backend and reply reader, so the bytes this server
 sends are the input of the test, not a stand-in for a model. Every wait is bounded: a trickle
@@ -19,12 +19,14 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Reply:
-    """One HTTP response: status, body, content type, and the seconds between its body bytes."""
+    """One HTTP response: status, body, content type, and the seconds between its body bytes.
+    The body is sent `repeat` times over (a huge body that this server need not hold)."""
 
     body: bytes
     status: int = 200
     content_type: str = "application/json"
     trickle_s: float = 0.0
+    repeat: int = 1
 
 
 def chat(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
@@ -92,8 +94,15 @@ def _handler(script: Script) -> type[http.server.BaseHTTPRequestHandler]:
         def _send(self, reply: Reply) -> None:
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(reply.body)))
+            self.send_header("Content-Length", str(len(reply.body) * reply.repeat))
             self.end_headers()
+            if reply.repeat > 1:
+                try:
+                    for _ in range(reply.repeat):
+                        self.wfile.write(reply.body)
+                except OSError:  # the client stopped reading and hung up, as it should
+                    self.close_connection = True
+                return
             if not reply.trickle_s:
                 self.wfile.write(reply.body)
                 return

@@ -1,6 +1,7 @@
 """Facts files a careless or hostile writer produces: Unicode line separators, a byte order mark,
 an endless line, terms nested hundreds deep. Each is read as both engines read it, or refused with
-one clear error at the right file:line:col, in bounded time and memory."""
+one clear error at the right file:line:col, in bounded time and memory. One question asked under
+hundreds of query ids is checked, with a warning of what it costs."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
+from metalogic.engine.check import MAX_COPIES, many_copies
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.facts import MAX_LINE_BYTES, read_facts
+from metalogic.engine.facts import MAX_LINE_BYTES, FactSet, read_facts
 from metalogic.engine.terms import MAX_DEPTH, ParseError, parse_term
 
 Q1 = "query(q1, map_dir(t, 0, a, b)).\n"
@@ -121,6 +123,57 @@ def test_term_nesting_limit_holds_for_every_term_read() -> None:
     with pytest.raises(ParseError) as err:
         parse_term("f(" * 5000 + "a" + ")" * 5000)  # was: RecursionError
     assert err.value.what == "terms nested more than 20 deep" and err.value.column == 2 * MAX_DEPTH + 1
+
+
+def copies(n: int, content: str = "map_dir(t, 0, a, b)", prefix: str = "q") -> str:
+    """One question under `n` query ids, each answered by agent ag."""
+    return "".join(f"query({prefix}{i}, {content}).\nanswer(ag, {prefix}{i}, n).\n" for i in range(1, n + 1))
+
+
+def test_many_copies_of_one_question_are_checked_with_a_warning() -> None:
+    write("f/a.lp", copies(MAX_COPIES + 1) + "query(q0, map_dir(t, 0, b, a)).\n")
+    code, out, err = run_cli("check", "f", "--out", "out")
+    assert code == 0, err
+    assert err == (
+        "warning: the question map_dir(t,0,a,b) is asked under 51 query ids (q1, q2, ...): MR3 compares "
+        "every pair of them, 1,275 test cases\n"
+        "  fix: ask each question in a few surface forms (form/2) and drop the other copies; the check is "
+        "right as it is, only slower\n"
+    )
+    # the 1,275 MR3 cases and one MR2 case for q0: the result is the same as without a warning
+    assert "1276 test cases, 0 violations, 103 facts from 1 file(s); engine: clingo" in out
+    assert Path("out/scores.csv").is_file()
+
+
+def test_fifty_copies_or_no_mr3_give_no_warning() -> None:
+    write("f/a.lp", copies(MAX_COPIES))
+    code, out, err = run_cli("check", "f")
+    assert (code, err) == (0, "")
+    assert "1225 test cases, 0 violations, 100 facts from 1 file(s); engine: clingo" in out
+    write("g/a.lp", copies(MAX_COPIES + 1))
+    code, out, err = run_cli("check", "g", "--mrs", "mr1,mr2")  # no MR3: the copies cost nothing
+    assert (code, err) == (0, "")
+
+
+def test_the_copies_warning_names_five_questions_then_counts_the_rest() -> None:
+    body = "".join(copies(51 + k, f"size(t, {k}, o)", prefix=f"s{k}_") for k in range(7))
+    body += "query(z, size( t , -0 , o )).\n"  # -0 is 0: one more copy of size(t,0,o)
+    facts = FactSet(Path("."), [], [line.rstrip(".") for line in body.splitlines()])
+    assert many_copies(facts) == (
+        "warning: the question size(t,6,o) is asked under 57 query ids (s6_1, s6_2, ...): MR3 compares "
+        "every pair of them, 1,596 test cases\n"
+        "warning: the question size(t,5,o) is asked under 56 query ids (s5_1, s5_2, ...): MR3 compares "
+        "every pair of them, 1,540 test cases\n"
+        "warning: the question size(t,4,o) is asked under 55 query ids (s4_1, s4_2, ...): MR3 compares "
+        "every pair of them, 1,485 test cases\n"
+        "warning: the question size(t,3,o) is asked under 54 query ids (s3_1, s3_2, ...): MR3 compares "
+        "every pair of them, 1,431 test cases\n"
+        "warning: the question size(t,2,o) is asked under 53 query ids (s2_1, s2_2, ...): MR3 compares "
+        "every pair of them, 1,378 test cases\n"
+        "warning: and 2 more questions asked under more than 50 query ids\n"
+        "  fix: ask each question in a few surface forms (form/2) and drop the other copies; the check is "
+        "right as it is, only slower"
+    )
 
 
 def _known() -> str:

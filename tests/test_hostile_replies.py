@@ -1,7 +1,7 @@
 """`metalogic ask` against a hostile OpenAI-compatible server (tests/helpers_hostile.py): replies
-with Unicode line separators, pathological patterns, broken bodies, a trickle, lone surrogates;
-two servers behind one model name. Every case ends in answers that `metalogic check` reads, or in
-one clear error, within a bounded time; nothing unusable is cached or kept as an answer."""
+with Unicode line separators, pathological patterns, broken bodies, a trickle, a huge body, lone
+surrogates; two servers behind one model name. Every case ends in answers that `metalogic check`
+reads, or in one clear error, within a bounded time; nothing unusable is cached or kept as an answer."""
 
 from __future__ import annotations
 
@@ -165,6 +165,25 @@ def test_bodies_that_are_not_completions_fail_the_question_after_the_retries(tmp
     with hostile_server(Script(default=NOT_JSON)) as url:
         code, _out, err = ask(run, url, cache, "--retries", "0")
     assert code == 2 and "the server's reply is not JSON: 'this is not json {'" in err
+    # the question was never answered, so the next run asks it
+    with hostile_server(Script()) as url:
+        code, out, err = ask(run, url, cache)
+    assert code == 0 and "1 to ask of 1 questions (0 answered before)" in out
+
+
+def test_a_body_past_the_size_cap_is_cut_off_and_fails_the_question(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", queries=ONE)
+    cache = tmp_path / "c.sqlite3"
+    huge = Reply(b"A" * 2**16, repeat=800)  # 50 MiB, sent 64 KiB at a time, with HTTP 200
+    with hostile_server(Script(default=huge)) as url:
+        code, _out, err = ask(run, url, cache, "--retries", "1")
+    assert code == 2
+    assert err == (
+        "error: 1 question(s) got no answer; first: q1: gave up after 2 attempts: the server's reply "
+        f"body passed 4 MiB; a chat completion is far smaller: '{'A' * 120}'...\n"
+        "  fix: run the same command again to ask them (everything answered is kept)\n"
+    )
+    assert read_answers(run / "answers" / "openai_m.lp") == {} and cached(cache) == []
     # the question was never answered, so the next run asks it
     with hostile_server(Script()) as url:
         code, out, err = ask(run, url, cache)
