@@ -14,10 +14,10 @@ families, --worlds worlds each:
 
 The real pipeline runs on them: `metalogic generate FACTS --out RUN --max-per-trajectory all`,
 `metalogic ask RUN --agent oracle` and metalogic.engine.check.run_check (clingo). The table gives,
-per pixel MR (mr5, mr7-mr11) and family, the test cases, the oracle's violations and their rate;
+per pixel MR (mr5, mr7-mr11, mr16) and family, the test cases, the oracle's violations and their rate;
 MR5 also split by distance (the nearer of its two answered depths, under 2 m or 2 m and more).
 Test cases are those the check derives (metalogic check's testcase/3), attributed to a family by the
-trajectory of their queries. The logic MRs (mr1-mr4, mr6, mr13, mr14) compare answers only, so a
+trajectory of their queries. The logic MRs (mr1-mr4, mr6, mr13-mr15) compare answers only, so a
 truthful agent can never break them: their total must be 0, and the script exits with status 1 if
 it is not.
 
@@ -45,8 +45,11 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "pixel_fp.json"
-PIXEL_MRS = ("mr5", "mr7", "mr8", "mr9", "mr10", "mr11")
-LOGIC_MRS = ("mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14")
+PIXEL_MRS = ("mr5", "mr7", "mr8", "mr9", "mr10", "mr11", "mr16")
+LOGIC_MRS = ("mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14", "mr15")
+# The argument of a case term that names its trajectory, for the MRs whose cases are named by
+# trajectory and object (mr16(T, O)) or kind, trajectory and object(s) (mr15(K, T, X)).
+TRAJ_ARG = {"mr15": 1, "mr16": 0}
 # family -> (pitch range in degrees, edge noise in pixels)
 FAMILIES: dict[str, tuple[tuple[int, int], int]] = {
     "level": ((0, 0), 0),
@@ -122,7 +125,13 @@ def tally(res: Any, family_of: dict[str, str]) -> dict[str, Any]:
     examples: dict[str, list[dict[str, Any]]] = {}
     for case, mr, sc in res.rows.testcases:
         qs = case_queries(case, contents)
-        fam = family_of[str(contents[qs[0]].args[0])]
+        if mr in TRAJ_ARG:
+            from metalogic.engine.terms import parse_term
+
+            traj = str(parse_term(case).args[TRAJ_ARG[mr]])  # type: ignore[union-attr]
+        else:
+            traj = str(contents[qs[0]].args[0])
+        fam = family_of[traj]
         splits = ["all"]
         if mr == "mr5":
             near = min(values.get(q, 0) for q in qs)
@@ -224,7 +233,7 @@ def main() -> int:
     got = tally(res, family_of)
     rows = table_rows(got["counts"])
     print(render(rows))
-    print("(logic: mr1-mr4, mr6, mr13, mr14 together)")
+    print("(logic: mr1-mr4, mr6, mr13-mr15 together)")
     logic = next(r for r in rows if r["mr"] == "logic" and r["family"] == "all")
     print(f"\nlogic MRs: {logic['violations']} violations in {logic['cases']} cases (must be 0)")
     for (mr, reason), n in sorted(got["reasons"].items()):

@@ -555,19 +555,20 @@ def probe(family: str) -> str:
     return "".join(out)
 
 
-# (world, depths): worlds of the families with boxes in which the non-redundancy search looks for a
+# (world, depths, moves): worlds of the families with boxes in which the non-redundancy search looks for a
 # witness, one at a time. Chosen to be varied: both objects whole in view with a level or pitched
 # camera, one object cut by the border (where only the MRs that need no box apply), a step forward
-# (level and pitched) and standing still; and one world without its depth questions, where an MR that
-# needs no depth answer (MR12) is the only one to hold two answers to each other.
+# (level and pitched) and standing still; one world without its depth questions, where an MR that
+# needs no depth answer (MR12) is the only one to hold two answers to each other; and one without
+# its move questions, where the depths of two frames meet only each other and the boxes (MR16).
 WITNESS_WORLDS = {
-    "view": ((18, 1), (315, 1), (405, 1), (135, 1), (18, 0)),
-    "view-moves": ((74, 1), (458, 1), (26, 1), (62, 1)),
+    "view": ((18, 1, 1), (315, 1, 1), (405, 1, 1), (135, 1, 1), (18, 0, 1)),
+    "view-moves": ((458, 1, 0), (74, 1, 1), (458, 1, 1), (26, 1, 1), (62, 1, 1)),
 }
 
 
 def _witness_search(
-    rules: RuleSet, mr: MR, fam: Family, world: int | None, depths: int = 1
+    rules: RuleSet, mr: MR, fam: Family, world: int | None, depths: int = 1, moves: int = 1
 ) -> tuple[list[clingo.Symbol], list[str]] | None:
     """Answers in a probe (world None) or one world of the family that only `mr` flags, with the
     other MRs of the capabilities that have cases there; None when there are none."""
@@ -593,7 +594,7 @@ def _witness_search(
     program += "#show query/2.\n#show form/2.\n#show audit_witness/1.\n#show audit_other/1.\n"
     program += "#show answer(A, Q, V) : answer(A, Q, V), audit_witness(A).\n"
     program += "#show violation(A, C, M, S, R) : violation(A, C, M, S, R), audit_witness(A).\n"
-    symbols = _shown(_ground(files, program, {"world": world, "depths": depths}))
+    symbols = _shown(_ground(files, program, {"world": world, "depths": depths, "moves": moves}))
     witnesses = sorted((s.arguments[0] for s in symbols if s.name == "audit_witness"), key=str)
     if not witnesses:
         return None
@@ -618,9 +619,9 @@ def non_redundancy(rules: RuleSet, mr: MR) -> Verdict:
         if not set(mr.serves) & set(fam.scs):
             continue
         tried.append(fam.name)
-        worlds: Sequence[tuple[int | None, int]] = WITNESS_WORLDS.get(fam.name, ((None, 1),))
-        for world, depths in worlds:
-            found = _witness_search(rules, mr, fam, world, depths)
+        worlds: Sequence[tuple[int | None, int, int]] = WITNESS_WORLDS.get(fam.name, ((None, 1, 1),))
+        for world, depths, moves in worlds:
+            found = _witness_search(rules, mr, fam, world, depths, moves)
             if found is None:
                 continue
             shown, others = found
@@ -643,6 +644,7 @@ def non_redundancy(rules: RuleSet, mr: MR) -> Verdict:
             )
             where = f"{fam.name} world" if world is None else f"{fam.name} world {world}"
             where += "" if depths else " without depth questions"
+            where += "" if moves else " without move questions"
             return Verdict(
                 "non-redundancy",
                 mr.id,

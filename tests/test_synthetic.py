@@ -26,7 +26,7 @@ from metalogic.extract.synthetic import (
     write_worlds,
 )
 
-LOGIC_MRS = {"mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14"}
+LOGIC_MRS = {"mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14", "mr15"}
 
 
 def _world(objects: list[Cuboid], poses: list[Pose], actions: list[str], pitch: int = 0) -> World:

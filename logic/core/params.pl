@@ -10,6 +10,8 @@ param_default(truth_move_tol_mm, 20, "a move component under this many mm counts
 param_default(truth_band_mm, 100, "objects within this many mm in depth or height are level on that axis (obj_dir)").
 param_default(truth_bearing_band, 20, "objects whose bearings differ by at most this many thousandths of the tangent are in line (obj_dir)").
 
+param_default(scale_tol_permille, 80, "how much, in thousandths, box height times depth may change for a still object between neighbouring frames (MR11, MR16: a nearer view shows more of the top)").
+
 param_default(same_tol_steps, 0, "steps two answers about the same distance may differ by").
 param_default(same_tol_mm, 10, "millimetres two answers about the same distance may differ by (unit rounding)").
 param_default(tri_tol_steps, 1, "steps of rounding slack in the triangle inequality").

@@ -54,7 +54,6 @@ mr11_part(Ag, C, R, I, L, H) :- C = mr11(Q, O), mr11_move(Q, _, T, S1, S2), memb
 violates(Ag, C, move_against_view) :- once((C = mr11(Q, _), move_answer(Ag, Q, move(N, _)), dir_name(move, N, SX, SF, SZ),
     mr11_turn(Ag, C, R), param(truth_move_tol_mm, W),
     member(I-Sg, [x-SX, f-SF, z-SZ]), mr11_part(Ag, C, R, I, L, H), mr11_sign_off(Sg, L, H, W))).
-param_default(scale_tol_permille, 80, "MR11: how much, in thousandths, box height times depth may change for a still object between neighbouring frames").
 violates(Ag, C, depth_against_view) :- once((C = mr11(Q, O), mr11_turn(Ag, C, _), mr11_move(Q, _, T, S1, S2),
     obs_whole(T, S1, O, _, Y1, _, Y2), obs_whole(T, S2, O, _, Z1, _, Z2), H1 is Y2 - Y1 + 1, H2 is Z2 - Z1 + 1,
     depth_of(Ag, T, S1, O, D1), depth_of(Ag, T, S2, O, D2), D1 =< 200000, D2 =< 200000, H1 =< 5000, H2 =< 5000,

@@ -1,0 +1,25 @@
+% MR16 depth against box scale: a still object's box height is inversely proportional to its depth
+% (pinhole), so between two neighbouring views box height times answered depth stays the same.
+mr(mr16).
+mr_name(mr16, "depth against box scale").
+mr_law(mr16, "H1 * D1 = H2 * D2 (within scale_tol_permille and the boxes' pixel slack) for box heights H and answered depths D of one still object in neighbouring views").
+mr_serves(mr16, sc3b).
+mr_set(mr16, anchored).
+
+mr16_at(T, S, O, Q, H) :- depth_query(Q, T, S, O), obs_whole(T, S, O, _, Y1, _, Y2), H is Y2 - Y1 + 1,
+    obs_slack(T, K), H >= 10 * (2 * K + 1).
+mr16_next(T, O, S1, S2) :- mr16_at(T, S1, O, _, _), aggregate_all(min(S), (mr16_at(T, S, O, _, _), S > S1), S2).
+mr16_link(T, O, Q1, Q2, H1, H2) :- mr16_next(T, O, S1, S2), mr16_at(T, S1, O, Q1, H1), mr16_at(T, S2, O, Q2, H2),
+    2 * H1 =< 3 * H2, 2 * H2 =< 3 * H1.
+testcase(mr16(T, O), mr16, sc3b) :- mr16_link(T, O, _, _, _, _).
+case_query(mr16(T, O), Q) :- mr16_link(T, O, Q1, Q2, _, _), member(Q, [Q1, Q2]).
+
+mr16_case(Ag, T, O, A, B, W) :- mr16_link(T, O, Q1, Q2, H1, H2),
+    mag_answer(Ag, Q1, D1), mag_answer(Ag, Q2, D2), D1 > 0, D2 > 0, D1 =< 200000, D2 =< 200000, H1 =< 5000, H2 =< 5000,
+    obs_slack(T, K), param(scale_tol_permille, M),
+    A is H1 * D1, B is H2 * D2, W is max(H1, H2) * max(D1, D2) // 1000 * M + (2 * K + 1) * (D1 + D2).
+violates(Ag, mr16(T, O), depth_against_box_scale) :- mr16_case(Ag, T, O, A, B, W), abs(A - B) > W.
+violates(Ag, mr16(T, O), zero_depth) :- mr16_link(T, O, Q1, Q2, _, _), member(Q, [Q1, Q2]), mag_answer(Ag, Q, 0).
+
+explain(_, mr16(T, O), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- mr16_at(T, S, O, _, _),
+    detection(T, S, O, Cl, F, X1, Y1, X2, Y2).

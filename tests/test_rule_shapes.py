@@ -1,0 +1,63 @@
+"""Rule shapes that make clingo's grounding blow up, kept out of every shipped `.lp` file.
+
+Both were found the slow way (a check or an audit taking minutes instead of seconds):
+
+- a variable assigned by an equation and bounded on both sides (`D = (X + 5) / 10, D > 0,
+  D <= 100000`): clingo enumerates the whole range for every binding of X (42 s against 0.6 s on the
+  audit's depth worlds). Bound the variable the equation reads instead;
+- an MR rule that finds its own cases by `testcase(C, mrN, _), C = mrN(...)`: clingo joins with
+  every test case of every MR before filtering by name. Derive a helper atom per MR instead.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from metalogic.logic import CORE_DIR
+
+LOGIC = CORE_DIR.parent
+
+
+def _rules(path: Path) -> list[str]:
+    text = re.sub(r"%[^\n]*", "", path.read_text(encoding="utf-8"))
+    return [" ".join(r.split()) for r in re.split(r"\.\s*\n", text) if ":-" in r]
+
+
+def _range_bounded(body: str) -> list[str]:
+    """Variables assigned by `V = expr` in the body and compared with something on both sides."""
+    out = []
+    for v in set(re.findall(r"(?<![\w<>!=])([A-Z]\w*) = (?![=.]|#)", body)):
+        low = re.search(rf"(?<!\w){v} >=? |<=? {v}(?!\w)", body)
+        high = re.search(rf"(?<!\w){v} <=? |>=? {v}(?!\w)", body)
+        if low and high:
+            out.append(v)
+    return out
+
+
+def test_no_assigned_variable_is_bounded_on_both_sides() -> None:
+    found = [
+        f"{f.relative_to(LOGIC)}: {v} in {rule[:100]}"
+        for f in sorted(LOGIC.rglob("*.lp"))
+        for rule in _rules(f)
+        for v in _range_bounded(rule.split(":-", 1)[1])
+    ]
+    assert found == []
+
+
+def test_the_shape_check_finds_the_slow_rule() -> None:
+    slow = "p(D) :- q(X), D = (X + 5) / 10, D > 0, D <= 100000"
+    fast = "p(D) :- q(X), X >= 5, X <= 1000004, D = (X + 5) / 10"
+    assert _range_bounded(slow.split(":-", 1)[1]) == ["D"]
+    assert _range_bounded(fast.split(":-", 1)[1]) == []
+
+
+def test_no_mr_rule_looks_up_its_cases_through_every_test_case() -> None:
+    pattern = re.compile(r"testcase\((\w+), (mr\w+), _\), \1 = \2\(")
+    found = [
+        f"{f.relative_to(LOGIC)}: {rule[:100]}"
+        for f in sorted((LOGIC / "mrs").glob("*.lp"))
+        for rule in _rules(f)
+        if pattern.search(rule.split(":-", 1)[1]) and not rule.startswith(f"{pattern.search(rule).group(2)}_")
+    ]
+    assert found == []
