@@ -25,8 +25,8 @@ it is not.
     .venv/bin/python bench/pixel_fp.py --worlds 10 --seed 3 --size 320x240
 
 Prints the table and writes bench/results/pixel_fp.json (with the violations' reasons and a few
-example cases per MR: their queries and the oracle's answers). The default run takes about 2.5
-minutes on a 2-core machine, most of it the check.
+example cases per MR: their queries and the oracle's answers). The default run takes about 80 s
+on a 2-core machine, most of it generate and check.
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ HOOKS = frozenset(
         "param_default/3",
         "param_scale/2",
         "frac_need/4",
+        "obs_frac_need/4",  # comparisons of observations only, which a rule may negate (clingo)
         "ivl_need/2",
         "mr_set/2",
     }
