@@ -31,6 +31,9 @@ RESULTS = {
     "testcase": 3,
     "violation": 5,
     "score": 4,
+    "score_pooled": 4,
+    "score_set": 5,
+    "score_from": 3,
     "score_mr": 5,
     "invalid_cases": 3,
     "score_traj": 4,
@@ -72,6 +75,27 @@ def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int]) -> Engin
     def on_model(model: clingo.Model) -> None:
         for sym in model.symbols(shown=True):
             lines[sym.name].add(str(sym))
+
+    ctl.solve(on_model=on_model)
+    return out
+
+
+def run_headline(agents: set[str], score_set_lines: set[str]) -> dict[str, set[str]]:
+    """score/4 and score_from/3 chosen by logic/core/headline.lp from score_set/5 rows alone (the
+    shard merge sums those rows across shards, then lets the rules pick the headline)."""
+    log = _Log()
+    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=20)
+    ctl.load(str(SHARED_TABLES))
+    ctl.load(str(CORE_DIR / "headline.lp"))
+    facts = "".join(f"agent({a}).\n" for a in sorted(agents))
+    facts += "".join(f"{line}.\n" for line in sorted(score_set_lines))
+    ctl.add("base", [], facts + "#show score/4.\n#show score_from/3.\n")
+    ctl.ground([("base", [])])
+    out: dict[str, set[str]] = {"score": set(), "score_from": set()}
+
+    def on_model(model: clingo.Model) -> None:
+        for sym in model.symbols(shown=True):
+            out[sym.name].add(str(sym))
 
     ctl.solve(on_model=on_model)
     return out

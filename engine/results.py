@@ -54,6 +54,13 @@ class Rows:
     scores_mr: list[tuple[str, str, str, int, int]] = field(
         default_factory=list
     )  # agent, sc, mr, cases, viol.
+    scores_set: list[tuple[str, str, str, int, int]] = field(
+        default_factory=list
+    )  # agent, sc, kind of evidence (MR set), cases, viol.
+    pooled: dict[tuple[str, str], tuple[int, int]] = field(
+        default_factory=dict
+    )  # (agent, sc) -> (cases, viol.) over every MR (the paper's single share)
+    score_from: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, sc) -> weakest kind
     invalid: dict[tuple[str, str], int] = field(default_factory=dict)  # (agent, sc) -> cases with invalid
     by_trajectory: list[tuple[str, str, int, int]] = field(default_factory=list)  # agent, traj, cases, viol.
     by_object: list[tuple[str, str, str, int, int]] = field(
@@ -70,6 +77,9 @@ class Rows:
             violations=[r for r in self.violations if r[0] in keep],
             scores=[r for r in self.scores if r[0] in keep],
             scores_mr=[r for r in self.scores_mr if r[0] in keep],
+            scores_set=[r for r in self.scores_set if r[0] in keep],
+            pooled={k: v for k, v in self.pooled.items() if k[0] in keep},
+            score_from={k: v for k, v in self.score_from.items() if k[0] in keep},
             invalid={k: v for k, v in self.invalid.items() if k[0] in keep},
             by_trajectory=[r for r in self.by_trajectory if r[0] in keep],
             by_object=[r for r in self.by_object if r[0] in keep],
@@ -94,6 +104,16 @@ def parse_output(out: EngineOutput) -> Rows:
         ag, sc, mr, n, v = split_args(line)
         rows.scores_mr.append((label(ag), sc, mr, int(n), int(v)))
     rows.scores_mr.sort()
+    for line in out.lines["score_set"]:
+        ag, sc, kind, n, v = split_args(line)
+        rows.scores_set.append((label(ag), sc, kind, int(n), int(v)))
+    rows.scores_set.sort()
+    for line in out.lines["score_pooled"]:
+        ag, sc, n, v = split_args(line)
+        rows.pooled[(label(ag), sc)] = (int(n), int(v))
+    for line in out.lines["score_from"]:
+        ag, sc, kind = split_args(line)
+        rows.score_from[(label(ag), sc)] = kind
     for line in out.lines["invalid_cases"]:
         ag, sc, n = split_args(line)
         rows.invalid[(label(ag), sc)] = int(n)

@@ -22,7 +22,7 @@ from metalogic.engine.facts import display_path
 from metalogic.logic import CORE_DIR, MRS_DIR
 
 SHARED_TABLES = CORE_DIR / "tables.facts"
-CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "observe", "cases", "score")
+CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "observe", "cases", "score", "headline")
 TRIG = CORE_DIR / "trig.facts"
 COMPAT = CORE_DIR / "compat.facts"  # MR12's table, derived by scripts/gen_compat.py
 

@@ -7,8 +7,9 @@ and the shards' result lines together are the lines of one big run:
 
 - test cases, violations, explanations, per-trajectory, per-object and per-answer rows and input
   errors belong to one shard each, and are simply collected;
-- score, score_mr and invalid_cases count per agent over all trajectories: each shard counts its
-  own cases and the counts are added;
+- score_pooled, score_set, score_mr and invalid_cases count per agent over all trajectories: each
+  shard counts its own cases and the counts are added; the headline score and score_from are then
+  chosen from the summed score_set rows by the rules' own headline.lp (run on those rows alone);
 - the engines write a count row for every agent they know (score_mr: for every MR and capability
   with cases; score_traj/score_object: for every trajectory/object), zero where the agent has no
   case there; a shard only knows the agents that answered in it, so those zero rows are added back.
@@ -24,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from metalogic.engine.backends import RESULTS, EngineOutput, run_engine
+from metalogic.engine.backends import RESULTS, EngineOutput, run_engine, run_headline
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 
@@ -33,7 +34,8 @@ from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 # shards against 53 s in one).
 SHARD_FACTS = 20_000
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
-SUMMED = {"score": 2, "score_mr": 3, "invalid_cases": 2}  # kind -> number of key arguments
+SUMMED = {"score_pooled": 2, "score_set": 3, "score_mr": 3, "invalid_cases": 2}  # kind -> key arguments
+HEADLINE = ("score", "score_from")  # chosen from the summed score_set rows (logic/core/headline.lp)
 
 
 def _name(fact: str) -> str:
@@ -135,6 +137,8 @@ def merge_outputs(engine: str, outs: Iterable[EngineOutput]) -> EngineOutput:
     sums: dict[str, dict[tuple[str, ...], list[int]]] = {k: defaultdict(lambda: [0, 0]) for k in SUMMED}
     for out in outs:
         for kind, lines in out.lines.items():
+            if kind in HEADLINE:
+                continue
             if kind not in SUMMED:
                 merged.lines[kind] |= lines
                 continue
@@ -148,6 +152,9 @@ def merge_outputs(engine: str, outs: Iterable[EngineOutput]) -> EngineOutput:
         for key, total in sums[kind].items():
             values = total[: RESULTS[kind] - keys]
             merged.lines[kind].add(f"{kind}({','.join((*key, *map(str, values)))})")
+    agents = {split_args(x)[0] for x in merged.lines["score_pooled"]}
+    for kind, lines in run_headline(agents, merged.lines["score_set"]).items():
+        merged.lines[kind] = lines
     _add_zero_rows(merged)
     return merged
 
@@ -155,7 +162,7 @@ def merge_outputs(engine: str, outs: Iterable[EngineOutput]) -> EngineOutput:
 def _add_zero_rows(out: EngineOutput) -> None:
     """The rows an unsharded run writes for agents with no case in some place (see above)."""
     lines = out.lines
-    agents = {split_args(x)[0] for x in lines["score"]}
+    agents = {split_args(x)[0] for x in lines["score_pooled"]}
     groups = {
         "score_mr": (5, 2),  # kind: (arguments, key arguments after the agent)
         "score_traj": (4, 1),

@@ -22,6 +22,7 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
     rows = []
     for agent, sc, n, v in res.rows.scores:
         lo, hi = wilson(n - v, n)
+        pn, pv = res.rows.pooled.get((agent, sc), (n, v))
         rows.append(
             {
                 "agent": agent,
@@ -33,6 +34,10 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
                 "score": (1 - v / n) if n else None,
                 "ci_low": lo if n else None,
                 "ci_high": hi if n else None,
+                "evidence": res.rows.score_from.get((agent, sc)),
+                "pooled_cases": pn,
+                "pooled_violations": pv,
+                "pooled_score": (1 - pv / pn) if pn else None,
             }
         )
     return pl.DataFrame(
@@ -47,6 +52,29 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
             "score": pl.Float64,
             "ci_low": pl.Float64,
             "ci_high": pl.Float64,
+            "evidence": pl.Utf8,
+            "pooled_cases": pl.Int64,
+            "pooled_violations": pl.Int64,
+            "pooled_score": pl.Float64,
+        },
+    )
+
+
+def set_frame(res: CheckResult) -> pl.DataFrame:
+    """Scores per kind of evidence (MR set): the rows the headline score is chosen from."""
+    rows = [
+        {"agent": a, "sc": sc, "set": k, "cases": n, "violations": v, "score": (1 - v / n) if n else None}
+        for a, sc, k, n, v in res.rows.scores_set
+    ]
+    return pl.DataFrame(
+        rows,
+        schema={
+            "agent": pl.Utf8,
+            "sc": pl.Utf8,
+            "set": pl.Utf8,
+            "cases": pl.Int64,
+            "violations": pl.Int64,
+            "score": pl.Float64,
         },
     )
 
@@ -131,8 +159,9 @@ def error_rates(res: CheckResult) -> pl.DataFrame:
     traj, obj = trajectory_frame(res), object_frame(res)
     rows = []
     for agent in res.agents:
-        n = sum(r[2] for r in res.rows.scores if r[0] == agent)
-        v = sum(r[3] for r in res.rows.scores if r[0] == agent)
+        # Over all cases of every kind of evidence: the pooled counts, not the headline's.
+        n = sum(c for (a, _), (c, _) in res.rows.pooled.items() if a == agent)
+        v = sum(x for (a, _), (_, x) in res.rows.pooled.items() if a == agent)
         nt = traj.filter(pl.col("agent") == agent).height
         no = obj.filter(pl.col("agent") == agent).height
         rows.append(
@@ -165,6 +194,7 @@ def error_rates(res: CheckResult) -> pl.DataFrame:
 def all_frames(res: CheckResult) -> dict[str, pl.DataFrame]:
     return {
         "scores": scores_frame(res),
+        "scores_by_set": set_frame(res),
         "scores_by_mr": mr_frame(res),
         "violations": violations_frame(res),
         "trajectories": trajectory_frame(res),
@@ -266,7 +296,7 @@ def _write_error(path: Path, exc: OSError) -> MetalogicError:
 
 def render_scores(df: pl.DataFrame) -> str:
     """The agent x capability table for the terminal."""
-    header = ("agent", "SC", "capability", "cases", "viol.", "invalid", "score", "95% interval")
+    header = ("agent", "SC", "capability", "from", "cases", "viol.", "invalid", "score", "95% interval")
     body = []
     for r in df.iter_rows(named=True):
         if not r["cases"]:
@@ -276,6 +306,7 @@ def render_scores(df: pl.DataFrame) -> str:
                 r["agent"],
                 r["sc"],
                 r["capability"],
+                r["evidence"] or "",
                 str(r["cases"]),
                 str(r["violations"]),
                 str(r["invalid"]),
@@ -286,7 +317,7 @@ def render_scores(df: pl.DataFrame) -> str:
     if not body:
         return "no test cases: the facts hold no pair of queries that any MR relates"
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
-    right = {3, 4, 5, 6}
+    right = {4, 5, 6, 7}
 
     def fmt(cells: Sequence[str]) -> str:
         return "  ".join(

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from helpers import ROOT, run_cli
-from metalogic.engine.audit import FAMILIES, non_redundancy, soundness, tightness
+from metalogic.engine.audit import FAMILIES, completeness, non_redundancy, soundness, tightness
 from metalogic.engine.check import run_check
 from metalogic.engine.rules import load_ruleset
 from metalogic.logic import CORE_DIR
@@ -88,6 +88,21 @@ def test_audit_command_fails_on_a_planted_unsound_rule(tmp_path: Path) -> None:
     )
     assert code == 1
     assert "unsound" in out
+
+
+def test_completeness_finds_too_small_sizes_and_catches_too_large_ones(tmp_path: Path) -> None:
+    """Halving every size keeps MR10's one-sided bound and every ratio: a blind spot of SC3-a,
+    with a world where the check flags none of those answers; doubling every size is caught."""
+    verdicts = {v.subject: v for v in completeness(load_ruleset(), FAMILIES["view"])}
+    assert verdicts["only(size,double) sc3a"].status == "caught"
+    half = verdicts["only(size,half) sc3a"]
+    assert half.status == "blind spot"
+    (tmp_path / "world").mkdir()
+    (tmp_path / "world" / "facts.lp").write_text(half.facts)
+    res = run_check(str(tmp_path / "world"))
+    agent = "bias(only(size,half))"
+    assert any(a == agent and sc == "sc3a" and n > 0 for a, sc, n, _v in res.rows.scores)
+    assert not [r for r in res.rows.violations if r[0] == agent and r[3] == "sc3a"]
 
 
 def test_unknown_mr_is_a_clear_error() -> None:

@@ -144,24 +144,28 @@ def test_each_capability_and_each_of_its_mrs_gets_cases(
     assert kitchen["sampled"] == 40 < kitchen["candidates"]
 
 
-def test_most_cases_check_answers_against_the_frames(
+def test_every_capability_has_cases_that_check_answers_against_the_frames(
     sampled: tuple[Path, Manifest], synthetic: tuple[Path, Manifest]
 ) -> None:
-    """Questions are chosen so that the MRs checking answers against the frames hold most of every
-    capability's cases (a consistently wrong agent must not hide behind consistency), and a sample
-    keeps that mix."""
+    """Questions are chosen so that every capability has cases of the MRs that check answers
+    against the frames (the headline score is that of the weakest kind of evidence, so a
+    consistently wrong agent cannot hide behind consistency where such cases exist), and they hold
+    most of all cases, in a sample too."""
     anchored = {m.id for m in load_ruleset().mrs if "anchored" in m.sets}
 
     def share(mrs: dict[str, int]) -> float:
         return sum(n for mr, n in mrs.items() if mr in anchored) / sum(mrs.values())
 
-    for sc, mrs in synthetic[1]["testcases_by_sc_mr"].items():
-        assert share(mrs) > 0.5, (sc, mrs)
-    every: dict[str, int] = {}
-    for mrs in sampled[1]["testcases_by_sc_mr"].values():
-        for mr, n in mrs.items():
-            every[mr] = every.get(mr, 0) + n
-    assert share(every) > 0.6, every
+    by_sc = synthetic[1]["testcases_by_sc_mr"]
+    assert set(by_sc) == {"sc1a", "sc1b", "sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b"}
+    for sc, mrs in by_sc.items():
+        assert share(mrs) > 0.25, (sc, mrs)
+    for name, manifest in (("synthetic", synthetic[1]), ("sampled", sampled[1])):
+        every: dict[str, int] = {}
+        for mrs in manifest["testcases_by_sc_mr"].values():
+            for mr, n in mrs.items():
+                every[mr] = every.get(mr, 0) + n
+        assert share(every) > 0.5, (name, every)
 
 
 def test_scene_is_kept_and_left_out_boxes_are_not_asked_about(everything: tuple[Path, Manifest, str]) -> None:
@@ -294,7 +298,7 @@ def test_parameters_change_what_is_asked(tmp_path: Path) -> None:
 def test_a_capability_without_cases_is_named(tmp_path: Path) -> None:
     run = tmp_path / "run"
     code, _, err = run_cli(
-        "generate", str(SCENE), "--out", str(run), "--sc", "sc1b,sc3a", "-c", "min_box_px=999"
+        "generate", str(SCENE), "--out", str(run), "--sc", "sc2a,sc3a", "-c", "min_box_px=999"
     )
     assert code == 0, err
     assert err == (

@@ -105,8 +105,10 @@ def test_report_runs_the_anchored_mrs_by_default(tmp_path: Path) -> None:
     assert sorted((v["case"], v["mr"], v["reason"]) for v in rep.data["violations"]) == [
         (f"mr7({q})", "mr7", "lateral_against_boxes") for q in ("qo1", "qo2", "qo3", "qo4", "qo5")
     ]
+    # The headline is the weakest kind of evidence: the five anchored cases, all broken (the three
+    # paper cases hold).
     sc2a = next(r for r in rep.data["scores"] if r["agent"] == "mirror" and r["sc"] == "sc2a")
-    assert (sc2a["cases"], sc2a["violations"]) == (8, 5)
+    assert (sc2a["cases"], sc2a["violations"]) == (5, 5)
 
 
 def test_report_data_joins_each_violation_with_its_frames_questions_and_rule(tmp_path: Path) -> None:

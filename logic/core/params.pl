@@ -11,6 +11,7 @@ param_default(truth_band_mm, 100, "objects within this many mm in depth or heigh
 param_default(truth_bearing_band, 20, "objects whose bearings differ by at most this many thousandths of the tangent are in line (obj_dir)").
 
 param_default(scale_tol_permille, 80, "how much, in thousandths, box height times depth may change for a still object between neighbouring frames (MR11, MR16: a nearer view shows more of the top)").
+param_default(pinhole_slack_permille, 50, "relative slack, in thousandths, of the pinhole bound for objects whose silhouette is not exactly their centre line (MR10, and MR11's depth floor)").
 
 param_default(same_tol_steps, 0, "steps two answers about the same distance may differ by").
 param_default(same_tol_mm, 10, "millimetres two answers about the same distance may differ by (unit rounding)").
