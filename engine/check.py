@@ -138,7 +138,7 @@ def mr_params(mr: MR, rules: RuleSet) -> list[Param]:
 
 
 def run_check(
-    folder: str,
+    folder: str | FactSet,
     *,
     engine: str = "clingo",
     rules_dirs: Sequence[str] = (),
@@ -147,7 +147,8 @@ def run_check(
     workers: int = 1,
     mrs: str | Sequence[str] = "all",
 ) -> CheckResult:
-    """Check the facts under `folder`. With workers > 1 the facts are split into shards of whole
+    """Check the facts under `folder` (or the facts given, already read: engine.facts.facts_from_text
+    holds them in memory). With workers > 1 the facts are split into shards of whole
     trajectories checked by that many processes (engine/shards.py); the result is the same."""
     if engine not in ENGINE_CHOICES:
         raise MetalogicError.single(
@@ -157,7 +158,7 @@ def run_check(
         )
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
     params = resolve_params(rules, settings)
-    facts = read_facts(folder)
+    facts = folder if isinstance(folder, FactSet) else read_facts(folder)
     warning = many_copies(facts) if any(m.id == "mr3" for m in rules.mrs) else ""
     if warning:
         click.echo(warning, err=True)
@@ -181,7 +182,7 @@ def run_check(
     for a in agents:
         if a not in known:
             raise MetalogicError.single(
-                f"no answers from agent '{a}' in {folder}",
+                f"no answers from agent '{a}' in {facts.root if isinstance(folder, FactSet) else folder}",
                 expected="one of " + (", ".join(known) or "(no agents)"),
                 fix=did_you_mean(a, known) or "check the agent name",
             )
