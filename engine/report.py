@@ -25,14 +25,9 @@ import click
 from metalogic import __version__
 from metalogic.engine.checkout import (
     CheckOutput,
-    RunIndex,
-    accuracy_rows,
     canon,
-    index_facts,
-    load_truth,
     open_check,
     query_sc,
-    scene_root,
 )
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
@@ -49,7 +44,6 @@ from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.engine.vocab import vocabulary
 
 THUMB_WIDTH = 320  # pixels; frames are shrunk to this width before they are embedded
-__all__ = ["RunIndex", "accuracy_rows", "index_facts", "load_truth", "scene_root"]  # moved to checkout
 
 
 @dataclass
