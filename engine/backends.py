@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 import tempfile
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -254,9 +256,53 @@ def prolog_declarations(rules: RuleSet) -> list[str]:
         return pl.declarations()
 
 
+@dataclass(frozen=True)
+class EngineRun:
+    """One run of the MR rules by an engine, as the listeners of `engine_runs` see it."""
+
+    engine: str  # clingo or prolog
+    mrs: tuple[str, ...]  # the ids of the MRs it ran
+    program_chars: int  # size of the facts program (0 for a sharded run: the shards hold it)
+    seconds: float
+    shards: int = 1  # > 1: checked in that many shards by worker processes (one record for all)
+
+
+_LISTENERS: list[Callable[[EngineRun], None]] = []
+
+
+@contextmanager
+def engine_runs() -> Iterator[list[EngineRun]]:
+    """Record every run of the MR rules made in this process while the block runs:
+    `with engine_runs() as runs: ...` then `runs` holds one EngineRun per engine run (a sharded
+    run counts once, in the process that started it). For profiling, and for tests that count how
+    often a command runs the engines."""
+    runs: list[EngineRun] = []
+    _LISTENERS.append(runs.append)
+    try:
+        yield runs
+    finally:
+        _LISTENERS.remove(runs.append)
+
+
+def listening() -> bool:
+    """Is any `engine_runs` block recording?"""
+    return bool(_LISTENERS)
+
+
+def notify_engine_run(run: EngineRun) -> None:
+    for listener in list(_LISTENERS):
+        listener(run)
+
+
 def run_engine(engine: str, rules: RuleSet, program: str, params: Mapping[str, int]) -> EngineOutput:
+    t0 = time.perf_counter()
     if engine == "clingo":
-        return run_clingo(rules, program, params)
-    if engine == "prolog":
-        return run_prolog(rules, program, params)
-    raise ValueError(engine)
+        out = run_clingo(rules, program, params)
+    elif engine == "prolog":
+        out = run_prolog(rules, program, params)
+    else:
+        raise ValueError(engine)
+    if _LISTENERS:
+        mrs = tuple(m.id for m in rules.mrs)
+        notify_engine_run(EngineRun(engine, mrs, len(program), time.perf_counter() - t0))
+    return out

@@ -111,7 +111,8 @@ def check(
     workers: int,
 ) -> None:
     """Check answer facts: print SC scores; with --out, write violations (with the facts behind
-    each one) and scores.
+    each one), scores, the answers and questions a report shows, and a manifest (run.json): what
+    'metalogic report' and 'metalogic compare' read instead of checking again.
 
     Example: metalogic check examples/facts/ --engine both --out out/check
     """
@@ -136,17 +137,10 @@ def check(
         f"from {len(res.facts.files)} file(s); engine: {engine}"
     )
     if out_dir:
-        manifest = {
-            "metalogic": __version__,
-            "engine": engine,
-            "facts_dir": facts_dir,
-            "facts": len(res.facts),
-            "files": [str(p) for p in res.facts.files],
-            "mrs": [{"id": m.id, "lp": str(m.lp), "pl": str(m.pl)} for m in res.rules.mrs],
-            "params": {k: res.params.get(k, p.default) for k, p in res.rules.params.items()},
-            "agents": res.agents,
-        }
-        written = tables.write_tables(tables.all_frames(res), Path(out_dir), fmts, manifest)
+        from metalogic.engine.checkout import make_request, write_check_output
+
+        request = make_request(engine, mrs, settings, rules_dirs, agents)
+        written = write_check_output(res, Path(out_dir), fmts, request, facts_dir)
         click.echo(f"wrote {len(written)} files to {out_dir}")
     if expect:
         from metalogic.engine.check import compare_expected

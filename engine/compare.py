@@ -1,7 +1,8 @@
 """`metalogic compare`: how the scores of one agent (or prompting) differ from another's, per
 capability, with 95% intervals for each difference.
 
-Both runs are checked by the rule engines (`run_check`); this module only subtracts scores and
+The scores come from what `metalogic check --out` wrote for each run (engine/checkout.py; a facts
+folder is checked once first, into FOLDER/check); this module only subtracts scores and
 puts an interval around the difference: Newcombe's hybrid score interval (his method 10), built
 from the two Wilson intervals. It treats the two samples of test cases as independent; when both
 runs ask the same questions the outcomes are positively correlated and the interval is then on the
@@ -21,10 +22,16 @@ from typing import Any
 
 import click
 
-from metalogic.engine.check import CheckResult, run_check, wilson
+from metalogic.engine.check import wilson
+from metalogic.engine.checkout import COMPARE_TABLES, CheckOutput, open_check
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.facts import display_path
-from metalogic.engine.options import const_option, engine_option, mrs_option, rules_option
+from metalogic.engine.options import (
+    as_checked_engine_option,
+    as_checked_mrs_option,
+    const_option,
+    rules_option,
+)
 from metalogic.engine.vocab import vocabulary
 
 OUT_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown"}
@@ -73,9 +80,18 @@ def _must_exist(run: str) -> None:
 
 
 def _check(
-    run: str, engine: str, rules_dirs: Sequence[str], settings: Sequence[str], mrs: str | Sequence[str]
-) -> CheckResult:
-    res = run_check(run, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs)
+    run: str,
+    engine: str | None,
+    rules_dirs: Sequence[str],
+    settings: Sequence[str],
+    mrs: str | Sequence[str] | None,
+    notes: list[str] | None = None,
+) -> CheckOutput:
+    res = open_check(
+        run, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs, wanted=COMPARE_TABLES
+    )
+    if notes is not None and res.note():
+        notes.append(res.note())
     if not res.agents:
         raise MetalogicError.single(
             f"no agent answers in {run}",
@@ -131,7 +147,7 @@ def pair_agents(
 
 
 def comparison_rows(
-    res_a: CheckResult, res_b: CheckResult, pairs: list[tuple[str, str]]
+    res_a: CheckOutput, res_b: CheckOutput, pairs: list[tuple[str, str]]
 ) -> list[dict[str, Any]]:
     """One row per pair and capability with test cases on either side, then the pair's total over
     the capabilities both sides were tested on."""
@@ -181,17 +197,18 @@ def compare_runs(
     run_b: str,
     *,
     agents: Sequence[str] = (),
-    engine: str = "clingo",
+    engine: str | None = None,
     rules_dirs: Sequence[str] = (),
     settings: Sequence[str] = (),
-    mrs: str | Sequence[str] = "all",
+    mrs: str | Sequence[str] | None = None,
+    notes: list[str] | None = None,
 ) -> Comparison:
     _agent_count(agents)  # the cheap checks first: no engine runs for a mistyped command
     _must_exist(run_a)
     _must_exist(run_b)
-    res_a = _check(run_a, engine, rules_dirs, settings, mrs)
+    res_a = _check(run_a, engine, rules_dirs, settings, mrs, notes)
     same = Path(run_a).resolve() == Path(run_b).resolve()
-    res_b = res_a if same else _check(run_b, engine, rules_dirs, settings, mrs)
+    res_b = res_a if same else _check(run_b, engine, rules_dirs, settings, mrs, notes)
     pairs = pair_agents(run_a, res_a.agents, run_b, res_b.agents, agents)
     return Comparison(run_a, run_b, pairs, comparison_rows(res_a, res_b, pairs))
 
@@ -325,10 +342,10 @@ def write_outputs(cmp: Comparison, outs: Sequence[str]) -> list[Path]:
     multiple=True,
     help="Once: compare that agent in both runs. Twice: the agent of RUN_A, then the agent of RUN_B.",
 )
-@engine_option
+@as_checked_engine_option
 @const_option
 @rules_option
-@mrs_option
+@as_checked_mrs_option
 @click.option(
     "--out",
     "outs",
@@ -340,23 +357,36 @@ def compare_command(
     run_a: str,
     run_b: str,
     agents: tuple[str, ...],
-    engine: str,
+    engine: str | None,
     settings: tuple[str, ...],
     rules_dirs: tuple[str, ...],
-    mrs: str,
+    mrs: str | None,
     outs: tuple[str, ...],
 ) -> None:
     """Per-capability score differences between two runs (B - A) with 95% intervals: agents with
     the same name in both runs, or the two agents named with --agent.
+
+    Each run is what 'metalogic check --out' wrote (or a folder holding it in check/); a facts
+    folder is checked once first, into RUN/check.
 
     Examples: metalogic compare runs/direct runs/cogmap;
     metalogic compare runs/a runs/a --agent gemma --agent gemma+cogmap --out cmp.md
     """
     for p in outs:
         out_format(p)  # a bad name fails before any engine runs
+    notes: list[str] = []
     cmp = compare_runs(
-        run_a, run_b, agents=agents, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs
+        run_a,
+        run_b,
+        agents=agents,
+        engine=engine,
+        rules_dirs=rules_dirs,
+        settings=settings,
+        mrs=mrs,
+        notes=notes,
     )
     click.echo(render_table(cmp))
     for path in write_outputs(cmp, outs):
         click.echo(f"wrote {display_path(path)}")
+    for note in notes:
+        click.echo(note, err=True)

@@ -8,9 +8,10 @@ and a caret, what was expected and how to fix it.
 
 from __future__ import annotations
 
+import io
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -143,6 +144,25 @@ def read_facts(folder: str | Path, *, keep: Callable[[str], bool] | None = None)
     more = 0
     for path in files:
         for problem in _read_file(path, fs, keep):
+            if len(problems) < MAX_PROBLEMS:
+                problems.append(problem)
+            else:
+                more += 1
+    if problems:
+        raise MetalogicError(problems, more)
+    return fs
+
+
+def facts_from_text(parts: Mapping[str, str], root: str = "<memory>") -> FactSet:
+    """Facts held in memory (name -> text, as the files would hold them), checked line by line
+    exactly as read_facts checks files; nothing is written to disk. The FactSet has no files, so
+    problems are located by the names given."""
+    fs = FactSet(root=Path(root), files=[])
+    problems: list[Problem] = []
+    more = 0
+    for name, body in parts.items():
+        lines = raw_lines(io.BytesIO(body.encode("utf-8")))
+        for problem in _read_lines(lines, name, fs, None):
             if len(problems) < MAX_PROBLEMS:
                 problems.append(problem)
             else:

@@ -30,6 +30,7 @@ from metalogic.engine import schema
 from metalogic.engine.backends import EngineOutput
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
+from metalogic.engine.input_errors import input_errors
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems, load_ruleset
 from metalogic.engine.terms import Fun, parse_term, text
@@ -466,8 +467,6 @@ def tally(facts: FactSet, queries_program: str) -> Tally:
         elif s.name == "gen_unused":
             t.unused.append(str(a[0]))
     if out.lines["input_error"]:
-        from metalogic.engine.check import input_errors
-
         raise input_errors(out, facts)
     t.unused.sort()
     return t

@@ -76,7 +76,7 @@ def generate_command(
 
 def render_summary(res: GenerateResult) -> str:
     """Test cases per capability and MR, the queries they use, and queries per test case."""
-    from metalogic.engine.check import CAPABILITY_NAMES
+    from metalogic.engine.vocab import CAPABILITY_NAMES
 
     head = ["sc", "capability", *res.mrs, "cases", "queries", "q/case"]
     rows = []

@@ -35,3 +35,21 @@ const_option = click.option(
     metavar="NAME=VALUE",
     help="Override a parameter, e.g. -c eps=0.1 (see 'metalogic mrs').",
 )
+
+# report and compare read what a check wrote: left out, the engine and the MRs are the check's own
+# (a facts folder given instead is checked with clingo and every MR).
+as_checked_mrs_option = click.option(
+    "--mrs",
+    "mrs",
+    default=None,
+    metavar="SET|ID[,...]",
+    help="The MRs the check ran (must match a check output; a facts folder is checked with them). "
+    "Default: as checked, or all.",
+)
+as_checked_engine_option = click.option(
+    "--engine",
+    type=click.Choice(["clingo", "prolog", "both"]),
+    default=None,
+    help="The engine the check ran (must match a check output; a facts folder is checked with it). "
+    "Default: as checked, or clingo.",
+)

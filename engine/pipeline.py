@@ -351,28 +351,29 @@ class Runner:
                 self.say(f"retired {f.name}: its agent is no longer in the configuration")
 
     def check(self, gen_key: str, ask_keys: list[str]) -> str:
+        from metalogic.engine.checkout import FORMAT, MANIFEST
+
         cfg = self.cfg.check
         rules = _rules_hash(list(cfg.get("rules", [])), self.cfg.path.resolve().parent)
-        key = _key({"check": cfg, "generate": gen_key, "asks": ask_keys, "rules": rules})
+        key = _key({"check": cfg, "generate": gen_key, "asks": ask_keys, "rules": rules, "output": FORMAT})
         out = self.out / "check"
 
         def act(_old: dict[str, Any]) -> str:
-            from metalogic.engine import tables
             from metalogic.engine.check import run_check
+            from metalogic.engine.checkout import make_request, write_check_output
 
             settings = [f"{k}={v}" for k, v in cfg.get("const", {}).items()]
+            engine, mrs = cfg.get("engine", "both"), cfg.get("mrs", "all")
+            questions = str(self.out / "questions")
             res = run_check(
-                str(self.out / "questions"),
-                engine=cfg.get("engine", "both"),
-                rules_dirs=self._rules_dirs(),
-                settings=settings,
-                mrs=cfg.get("mrs", "all"),
+                questions, engine=engine, rules_dirs=self._rules_dirs(), settings=settings, mrs=mrs
             )
             self._take_folder("check", out)
-            tables.write_tables(tables.all_frames(res), out, ["csv", "json"])
+            request = make_request(engine, mrs, settings, self._rules_dirs())
+            write_check_output(res, out, ["csv", "json"], request, questions)
             return f"{len(res.rows.testcases)} test cases, {len(res.rows.violations)} violations"
 
-        return self.stage("check", key, [out / "scores.csv"], act)
+        return self.stage("check", key, [out / "scores.csv", out / MANIFEST], act)
 
     def _rules_dirs(self) -> list[str]:
         """The check's extra MR folders, relative to the configuration file."""
@@ -387,14 +388,7 @@ class Runner:
         def act(_old: dict[str, Any]) -> str:
             from metalogic.engine.report import build_report, write_report
 
-            check = self.cfg.check
-            rep = build_report(
-                str(self.out / "questions"),
-                engine=check.get("engine", "both"),
-                rules_dirs=self._rules_dirs(),
-                settings=[f"{k}={v}" for k, v in check.get("const", {}).items()],
-                mrs=check.get("mrs", "all"),
-            )
+            rep = build_report(str(self.out / "check"))  # what the check stage wrote: no engine runs again
             written = write_report(rep, path)
             return f"{len(written)} files"
 

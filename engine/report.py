@@ -1,186 +1,113 @@
 """`metalogic report`: one self-contained HTML page, PNG plots and a terminal summary for a run.
 
-Every number comes from the rule engines: scores, violations, per-MR counts and the facts behind
-each violation from `run_check`, tables from `tables.all_frames`, truthful answers from the truth
-rules (`engine.truth.true_answers`). This module only joins them with what a person needs to see a
-violation (the questions, the answers, the frames and their tracked boxes) and lays them out.
+Every number comes from the rule engines, read from what `metalogic check --out` wrote
+(engine/checkout.py): scores, violations, per-MR counts and the facts behind each violation,
+truthful answers (from the truth rules), the questions, the answers, the frames and their tracked
+boxes. Given a facts folder instead, the report checks it once and writes that output first. This
+module only joins those tables into what a person needs to see a violation, and lays them out; it
+never runs the MRs itself.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import click
 
 from metalogic import __version__
-from metalogic.engine.check import CheckResult, run_check
+from metalogic.engine.checkout import (
+    CheckOutput,
+    canon,
+    open_check,
+    query_sc,
+)
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.options import const_option, engine_option, mrs_option, rules_option
+from metalogic.engine.options import (
+    as_checked_engine_option,
+    as_checked_mrs_option,
+    const_option,
+    rules_option,
+)
 from metalogic.engine.paths import frame_place
 from metalogic.engine.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.results import label, split_args
-from metalogic.engine.terms import Fun, ParseError, parse_term, text
+from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.engine.vocab import vocabulary
 
 THUMB_WIDTH = 320  # pixels; frames are shrunk to this width before they are embedded
-_WANTED = ("answer(", "raw_reply(", "query(", "form(", "frame(", "detection(", "image_size(")
-
-
-@dataclass
-class RunIndex:
-    """The facts a report shows beside the engine's results, indexed by canonical text."""
-
-    answers: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, query) -> value
-    raw: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, query) -> reply text
-    queries: dict[str, Fun] = field(default_factory=dict)  # query id -> content
-    forms: dict[str, str] = field(default_factory=dict)
-    frames: dict[tuple[str, int], str] = field(default_factory=dict)  # (traj, state) -> path
-    boxes: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
-    image_size: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass
 class Report:
-    res: CheckResult
+    res: CheckOutput  # the check output the report was built from
     data: dict[str, Any]  # everything the HTML page embeds (JSON)
     notes: list[str]
 
 
-def index_facts(res: CheckResult) -> RunIndex:
-    idx = RunIndex()
-    for fact in res.facts.facts:
-        if not fact.startswith(_WANTED):
-            continue
-        t = parse_term(fact)
-        assert isinstance(t, Fun)
-        a = t.args
-        if t.name == "answer" and len(a) == 3:
-            idx.answers[(str(a[0]), text(a[1]))] = text(a[2])
-        elif t.name == "raw_reply" and len(a) == 3:
-            idx.raw[(str(a[0]), text(a[1]))] = str(a[2])
-        elif t.name == "query" and len(a) == 2 and isinstance(a[1], Fun):
-            idx.queries[text(a[0])] = a[1]
-        elif t.name == "form" and len(a) == 2:
-            idx.forms[text(a[0])] = text(a[1])
-        elif t.name == "frame" and len(a) == 3 and isinstance(a[1], int):
-            idx.frames[(text(a[0]), a[1])] = str(a[2])
-        elif t.name == "image_size" and len(a) == 3:
-            idx.image_size[text(a[0])] = (int(a[1]), int(a[2]))
-        elif t.name == "detection" and len(a) == 9 and isinstance(a[1], int):
-            x1, y1, x2, y2 = (int(v) for v in a[5:9])
-            idx.boxes[(text(a[0]), a[1])].append(
-                {"o": label(text(a[2])), "cls": label(text(a[3])), "box": [x1, y1, x2, y2]}
-            )
+@dataclass
+class TableIndex:
+    """The check output's questions, answers, frames and boxes, indexed as the page needs them."""
+
+    answers: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, query) -> value
+    raw: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, query) -> reply text
+    contents: dict[str, str] = field(default_factory=dict)  # query id -> content (canonical text)
+    forms: dict[str, str] = field(default_factory=dict)
+    truth: dict[str, str] = field(default_factory=dict)  # query id -> truthful answer
+    frames: dict[tuple[str, int], str] = field(default_factory=dict)  # (traj, state) -> path
+    boxes: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    image_size: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @cached_property
+    def queries(self) -> dict[str, Fun]:
+        out = {}
+        for q, c in self.contents.items():
+            t = parse_term(c)
+            if isinstance(t, Fun):
+                out[q] = t
+        return out
+
+
+def table_index(chk: CheckOutput) -> TableIndex:
+    idx = TableIndex()
+    t = chk.tables
+    for r in t["answers"].iter_rows(named=True):
+        idx.answers[(r["agent"], r["query"])] = r["answer"]
+        if r["raw_reply"] is not None:
+            idx.raw[(r["agent"], r["query"])] = r["raw_reply"]
+    for r in t["questions"].iter_rows(named=True):
+        idx.contents[r["query"]] = r["content"]
+        if r["form"]:
+            idx.forms[r["query"]] = r["form"]
+        if r["truth"] is not None:
+            idx.truth[r["query"]] = r["truth"]
+    for r in t["frames"].iter_rows(named=True):
+        if r["path"] is not None:
+            idx.frames[(r["trajectory"], r["state"])] = r["path"]
+        if r["image_width"] is not None and r["image_height"] is not None:
+            idx.image_size[r["trajectory"]] = (r["image_width"], r["image_height"])
+    for r in t["boxes"].iter_rows(named=True):
+        idx.boxes[(r["trajectory"], r["state"])].append(
+            {"o": r["object"], "cls": r["class"], "box": [r["x1"], r["y1"], r["x2"], r["y2"]]}
+        )
     return idx
 
 
-def load_truth(res: CheckResult) -> dict[str, str]:
-    """Query id -> truthful answer, both as canonical text; empty without ground truth."""
-    from metalogic.engine.truth import true_answers
-
-    out = {}
-    for q, v in true_answers(res.facts.program(), res.params).items():
-        out[_canon(q)] = _canon(v)
-    return out
-
-
-def _canon(s: str) -> str:
-    try:
-        return text(parse_term(s))
-    except ParseError:
-        return s
-
-
-def query_sc(content: Fun) -> str:
-    kind = vocabulary().query_kinds.get(content.name)
-    return kind.sc if kind else ""
-
-
-def accuracy_rows(res: CheckResult, idx: RunIndex, truth: dict[str, str]) -> list[dict[str, Any]]:
-    """Per agent and capability (and 'all'): accuracy against the truth beside MR consistency.
-
-    An answer is *flagged* when it takes part in at least one violated test case (the engine's
-    per-query counts); a wrong answer that is not flagged is *consistent but wrong*: the MRs cannot
-    see it, only ground truth can."""
-    held = {(a, sc): (n, v) for a, sc, n, v in res.rows.scores}
-    tally: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
-    for (agent, q), value in idx.answers.items():
-        if agent not in res.agents or q not in idx.queries:
-            continue
-        sc = query_sc(idx.queries[q])
-        cases, violated = res.rows.by_query.get((agent, q), (0, 0))
-        for key in ((agent, sc), (agent, "all")):
-            c = tally[key]
-            c["answers"] += 1
-            if q not in truth:
-                continue
-            c["with_truth"] += 1
-            if value == truth[q]:
-                c["correct"] += 1
-            else:
-                c["wrong"] += 1
-                c["flagged" if violated else "consistent_but_wrong"] += 1
-                c["untested_wrong"] += not cases
-    rows = []
-    for (agent, sc), c in sorted(tally.items(), key=lambda kv: (kv[0][0], kv[0][1] == "all", kv[0][1])):
-        if sc == "all":
-            n = sum(v[0] for (a, _), v in held.items() if a == agent)
-            v = sum(v[1] for (a, _), v in held.items() if a == agent)
-        else:
-            n, v = held.get((agent, sc), (0, 0))
-        wt = c["with_truth"]
-        rows.append(
-            {
-                "agent": agent,
-                "sc": sc,
-                "answers": c["answers"],
-                "with_truth": wt,
-                "correct": c["correct"],
-                "accuracy": c["correct"] / wt if wt else None,
-                "cases": n,
-                "consistency": 1 - v / n if n else None,
-                "wrong": c["wrong"],
-                "flagged": c["flagged"],
-                "consistent_but_wrong": c["consistent_but_wrong"],
-                "consistent_but_wrong_share": c["consistent_but_wrong"] / wt if wt else None,
-                "untested_wrong": c["untested_wrong"],
-            }
-        )
-    return rows
-
-
-def mr_error_rows(res: CheckResult) -> list[dict[str, Any]]:
+def mr_error_rows(res: CheckOutput) -> list[dict[str, Any]]:
     """Violations per agent, capability and MR; those caused by an unusable answer form their own
     bucket, so that an MR's share counts only contradictions it found."""
     counts: Counter[tuple[str, str, str]] = Counter()
     for agent, _case, mr, sc, reason in res.rows.violations:
         counts[(agent, sc, INVALID_BUCKET if reason == "invalid_answer" else mr)] += 1
     return [{"agent": a, "sc": sc, "mr": mr, "violations": n} for (a, sc, mr), n in sorted(counts.items())]
-
-
-def scene_root(res: CheckResult) -> Path:
-    """Where frame/3 paths start: run.json's scene_root, else the facts folder itself."""
-    root = res.facts.root if res.facts.root.is_dir() else res.facts.root.parent
-    meta = root / "run.json"
-    if meta.is_file():
-        try:
-            data = json.loads(meta.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):
-            data = {}
-        given = data.get("scene_root") if isinstance(data, dict) else None
-        if isinstance(given, str) and given:
-            p = Path(given)
-            return p if p.is_absolute() else (root / p).resolve()
-    return root
 
 
 def _query_view(content: Fun) -> tuple[str, list[int], list[str]]:
@@ -197,11 +124,11 @@ def _query_view(content: Fun) -> tuple[str, list[int], list[str]]:
 
 
 def violation_entries(
-    res: CheckResult, idx: RunIndex, truth: dict[str, str], max_per_agent: int, max_frames: int
+    res: CheckOutput, idx: TableIndex, truth: dict[str, str], max_per_agent: int, max_frames: int
 ) -> tuple[list[dict[str, Any]], set[tuple[str, int]], Counter[str]]:
     """The violation browser's entries (up to max_per_agent per agent), the frames they show (for
     the first max_frames violations of each agent) and how many violations were left out."""
-    mrs = {m.id: m for m in res.rules.mrs}
+    mrs = {str(m["id"]): m for m in res.mrs}
     shown: Counter[str] = Counter()
     left_out: Counter[str] = Counter()
     wanted: set[tuple[str, int]] = set()
@@ -216,13 +143,13 @@ def violation_entries(
             if not f.startswith("query("):
                 continue
             qid, content = split_args(f)
-            q = _canon(qid)
+            q = canon(qid)
             parsed = idx.queries.get(q)
             views.append(_query_view(parsed) if parsed else ("", [], []))
             questions.append(
                 {
                     "q": label(q),
-                    "content": _canon(content),
+                    "content": canon(content),
                     "form": idx.forms.get(q, ""),
                     "answer": idx.answers.get((agent, q), ""),
                     "truth": truth.get(q),
@@ -237,8 +164,8 @@ def violation_entries(
                 "agent": agent,
                 "case": case,
                 "mr": mr,
-                "mr_name": rule.name if rule else "",
-                "law": rule.law if rule else "",
+                "mr_name": rule["name"] if rule else "",
+                "law": rule["law"] if rule else "",
                 "sc": sc,
                 "reason": reason,
                 "questions": questions,
@@ -264,7 +191,7 @@ def _frames_of(views: list[tuple[str, list[int], list[str]]]) -> list[tuple[str,
 
 
 def frame_images(
-    wanted: set[tuple[str, int]], idx: RunIndex, root: Path, width: int = THUMB_WIDTH
+    wanted: set[tuple[str, int]], idx: TableIndex, root: Path, width: int = THUMB_WIDTH
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """Each wanted frame as a small JPEG data URL with its boxes; frames that cannot be shown get
     a note (the page then draws the boxes on a blank frame)."""
@@ -304,72 +231,79 @@ def frame_images(
 def build_report(
     folder: str,
     *,
-    engine: str = "clingo",
+    engine: str | None = None,
     rules_dirs: Sequence[str] = (),
     settings: Sequence[str] = (),
     agents: Sequence[str] = (),
     max_violations: int = 2000,
     max_thumbnails: int = 20,
-    mrs: str = "all",
+    mrs: str | None = None,
 ) -> Report:
-    """Check the run and gather everything the page, the plots and the summary show."""
-    from metalogic.engine.tables import all_frames
+    """Read the check output that `folder` names (checking a facts folder once first, see
+    checkout.open_check) and gather everything the page, the plots and the summary show."""
+    chk = open_check(folder, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs)
+    for a in agents:
+        if a not in chk.agents:
+            from metalogic.engine.errors import did_you_mean
 
-    if not Path(folder).exists():
-        raise MetalogicError.single(
-            f"run folder '{folder}' does not exist",
-            expected="a run folder (or any facts folder) holding answer facts",
-            fix="check the path; runs are written by 'metalogic generate' and answered by 'metalogic ask'",
-        )
-    res = run_check(folder, engine=engine, rules_dirs=rules_dirs, settings=settings, agents=agents, mrs=mrs)
-    if not res.agents:
+            raise MetalogicError.single(
+                f"no answers from agent '{a}' in {folder}",
+                expected="one of " + (", ".join(chk.agents) or "(no agents)"),
+                fix=did_you_mean(a, chk.agents) or "check the agent name",
+            )
+    if agents:
+        chk = chk.only_agents(agents)
+    if not chk.agents:
         raise MetalogicError.single(
             f"no agent answers in {folder}, so there is nothing to report",
             expected="answer(Agent, Query, Value) facts under the folder",
-            fix=f"answer the questions first: metalogic ask {folder} --agent oracle",
+            fix=f"answer the questions first: metalogic ask {chk.facts_dir or folder} --agent oracle",
         )
-    frames = all_frames(res)
-    idx = index_facts(res)
-    truth = load_truth(res)
-    entries, wanted, left_out = violation_entries(res, idx, truth, max_violations, max_thumbnails)
-    root = scene_root(res)
+    idx = table_index(chk)
+    truth = idx.truth
+    entries, wanted, left_out = violation_entries(chk, idx, truth, max_violations, max_thumbnails)
+    root = Path(str(chk.manifest.get("scene_root") or chk.folder))
     images, missing = frame_images(wanted, idx, root)
-    notes = _notes(res, truth, left_out, max_thumbnails, len(images), missing, root)
+    notes = _notes(chk, truth, left_out, max_thumbnails, len(images), missing, root)
     caps = vocabulary().capabilities
+    where = Path(folder).resolve()
+    name = where.parent.name if where.name == "check" and (where / "run.json").is_file() else where.name
+    scale = chk.param_scale
     data = {
         "meta": {
-            "title": f"metalogic report: {Path(folder).resolve().name}",
-            "run": str(Path(folder).resolve()),
-            "engine": engine,
+            "title": f"metalogic report: {name}",
+            "run": str(where),
+            "engine": chk.engine,
             "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "version": __version__,
-            "facts": len(res.facts),
-            "files": len(res.facts.files),
-            "testcases": len(res.rows.testcases),
-            "violations": len(res.rows.violations),
-            "params": {k: res.params.get(k, p.default) / p.scale for k, p in res.rules.params.items()},
-            "agents": res.agents,
+            "facts": int(chk.manifest.get("facts", 0)),
+            "files": len(chk.manifest.get("files", [])),
+            "testcases": int(chk.manifest.get("testcases", 0)),
+            "violations": len(chk.rows.violations),
+            "params": {k: v / scale.get(k, 1) for k, v in chk.params.items()},
+            "agents": chk.agents,
             "capabilities": caps,
-            "sc_order": [sc for sc in caps if any(r[1] == sc and r[2] for r in res.rows.scores)],
+            "sc_order": [sc for sc in caps if any(r[1] == sc and r[2] for r in chk.rows.scores)],
             "mrs": [
-                {"id": m.id, "name": m.name, "law": m.law, "serves": list(m.serves)} for m in res.rules.mrs
+                {"id": m["id"], "name": m["name"], "law": m["law"], "serves": list(m["serves"])}
+                for m in chk.mrs
             ],
             "truth_queries": len(truth),
-            "queries": len(idx.queries),
+            "queries": len(idx.contents),
             "notes": notes,
         },
-        "scores": frames["scores"].to_dicts(),
-        "error_rates": frames["error_rates"].to_dicts(),
-        "mr_errors": mr_error_rows(res),
-        "accuracy": accuracy_rows(res, idx, truth) if truth else [],
+        "scores": chk.tables["scores"].to_dicts(),
+        "error_rates": chk.tables["error_rates"].to_dicts(),
+        "mr_errors": mr_error_rows(chk),
+        "accuracy": chk.tables["accuracy"].to_dicts() if truth else [],
         "violations": entries,
         "images": images,
     }
-    return Report(res, data, notes)
+    return Report(chk, data, notes)
 
 
 def _notes(
-    res: CheckResult,
+    res: CheckOutput,
     truth: dict[str, str],
     left_out: Counter[str],
     max_thumbnails: int,
@@ -459,11 +393,11 @@ def _umask() -> int:
     help="The HTML file to write (PNG plots go next to it); a folder means FOLDER/report.html. "
     "Default: RUN_DIR/report/report.html.",
 )
-@engine_option
+@as_checked_engine_option
 @click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable).")
 @const_option
 @rules_option
-@mrs_option
+@as_checked_mrs_option
 @click.option(
     "--max-violations",
     type=click.IntRange(0, 1_000_000),
@@ -482,11 +416,11 @@ def _umask() -> int:
 def report_command(
     run_dir: str,
     out: str | None,
-    engine: str,
+    engine: str | None,
     agents: tuple[str, ...],
     settings: tuple[str, ...],
     rules_dirs: tuple[str, ...],
-    mrs: str,
+    mrs: str | None,
     max_violations: int,
     max_thumbnails: int,
     no_plots: bool,
@@ -495,7 +429,11 @@ def report_command(
     errors each MR finds, error rates, accuracy beside consistency, and a browser of every
     violation with its frames, questions, answers and rule. Also prints a summary.
 
-    Example: metalogic report runs/demo --engine both
+    RUN_DIR is what 'metalogic check --out' wrote (or a folder holding it in check/, as 'metalogic
+    run' leaves it); it is read, not checked again. A facts folder is checked once first, and its
+    check output written to RUN_DIR/check (reused while the facts, rules and options stay the same).
+
+    Example: metalogic report runs/demo
     """
     if not no_plots:
         _require_matplotlib()
@@ -516,6 +454,8 @@ def report_command(
     size_kb = html.stat().st_size / 1024
     plots = f"; plots: {', '.join(pngs)}" if pngs else ""
     click.echo(f"\nreport: {display_path(html)} ({size_kb:.0f} KB){plots}")
+    if rep.res.note():
+        click.echo(rep.res.note(), err=True)
 
 
 def _require_matplotlib() -> None:

@@ -114,14 +114,14 @@ def _num(x: float | None, digits: int = 2) -> str:
 
 def render_terminal(rep: Report) -> str:
     """The summary for people who stay in the shell."""
-    from metalogic.engine.tables import render_scores, scores_frame
+    from metalogic.engine.tables import render_scores
 
     d, meta = rep.data, rep.data["meta"]
     parts = [
         f"{meta['run']} (engine {meta['engine']}): {len(meta['agents'])} agents, "
         f"{meta['testcases']} test cases, {meta['violations']} violations",
         "",
-        render_scores(scores_frame(rep.res)),
+        render_scores(rep.res.tables["scores"]),
         "",
         "Error rates",
         _table(

@@ -20,12 +20,21 @@ result lines. tests/test_shards.py checks that sharded and unsharded runs give i
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 
-from metalogic.engine.backends import RESULTS, EngineOutput, run_engine, run_headline
+from metalogic.engine.backends import (
+    RESULTS,
+    EngineOutput,
+    EngineRun,
+    listening,
+    notify_engine_run,
+    run_engine,
+    run_headline,
+)
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 
@@ -120,6 +129,7 @@ def run_sharded(
     mrs: str | Sequence[str] = "all",
 ) -> EngineOutput:
     """The engine's output for `facts`, computed in shards by `workers` processes."""
+    t0 = time.perf_counter()
     parts = split_by_trajectory(facts, shard_count(len(facts), workers))
     # A fresh interpreter per worker: SWI-Prolog and clingo state must not be inherited by fork.
     with ProcessPoolExecutor(
@@ -129,7 +139,11 @@ def run_sharded(
         initargs=(list(rules_dirs), mrs),
     ) as pool:
         outs = list(pool.map(_check_shard, [engine] * len(parts), parts, [params] * len(parts)))
-    return merge_outputs(engine, outs)
+    merged = merge_outputs(engine, outs)
+    if listening():
+        ids = tuple(m.id for m in select_mrs(load_ruleset(rules_dirs), mrs))
+        notify_engine_run(EngineRun(engine, ids, 0, time.perf_counter() - t0, shards=len(parts)))
+    return merged
 
 
 def merge_outputs(engine: str, outs: Iterable[EngineOutput]) -> EngineOutput:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import polars as pl
 
-from metalogic.engine.check import CAPABILITY_NAMES, CheckResult, wilson
+from metalogic.engine.check import CheckResult, wilson
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.results import first_arg, label, split_args
+from metalogic.engine.vocab import CAPABILITY_NAMES
 
 FORMATS = ("csv", "json", "parquet")
 

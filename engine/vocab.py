@@ -13,6 +13,18 @@ import clingo
 
 from metalogic.engine.rules import SHARED_TABLES
 
+# The names of the eight capabilities, as tables and summaries print them.
+CAPABILITY_NAMES = {
+    "sc1a": "movement direction",
+    "sc1b": "movement distance",
+    "sc2a": "object-object direction",
+    "sc2b": "object-object distance",
+    "sc3a": "object size",
+    "sc3b": "object depth",
+    "sc4a": "ego-allo direction",
+    "sc4b": "ego-allo distance",
+}
+
 
 @dataclass(frozen=True)
 class QueryKind:

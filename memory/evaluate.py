@@ -139,7 +139,7 @@ def _accuracy(
 
 
 def render(c: Comparison) -> str:
-    from metalogic.engine.check import CAPABILITY_NAMES
+    from metalogic.engine.vocab import CAPABILITY_NAMES
 
     modes = list(c.agents)
     lines = [f"{'SC':<5} {'capability':<24} " + " ".join(f"{m:>14}" for m in modes)]

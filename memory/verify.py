@@ -2,19 +2,17 @@
 
 - truth: the truthful answer from ground-truth facts (metalogic.engine.truth, declared in logic)
   compared with the agent's answer by logic/memory/reward.
-- mr (label-free): `metalogic check` on the agent's answers of one batch; the share of the test
-  cases involving an answer that hold (engine's query_score), turned into a reward by the same
-  rule file. No label is needed: the rule engine is the judge.
+- mr (label-free): `metalogic check` on the agent's answers of one batch, held in memory; the
+  share of the test cases involving an answer that hold (engine's query_score), turned into a
+  reward by the same rule file. No label is needed: the rule engine is the judge.
 
 `auto` uses the truth where the scene has it and the MR verdict otherwise.
 """
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.terms import Fun, Term, text
@@ -70,14 +68,16 @@ def mr_cases(
     """Query id -> (test cases involving the agent's answer, violated), from the rule engine."""
     from metalogic.agents.store import agent_term
     from metalogic.engine.check import run_check
+    from metalogic.engine.facts import facts_from_text
 
     who = text(agent_term(agent))
-    facts = "".join(f"answer({who},{g.key},{text(g.value)}).\n" for g in answers)
-    with tempfile.TemporaryDirectory(prefix="metalogic-memory-") as tmp:
-        Path(tmp, "scene.lp").write_text(scene_program, encoding="utf-8")
-        Path(tmp, "queries.lp").write_text(queries_program, encoding="utf-8")
-        Path(tmp, "answers.lp").write_text(facts, encoding="utf-8")
-        res = run_check(tmp, engine=check_engine)
+    answers_text = "".join(f"answer({who},{g.key},{text(g.value)}).\n" for g in answers)
+    # Checked line by line as files would be, and handed to the check in memory: no folder is written.
+    facts = facts_from_text(
+        {"scene.lp": scene_program, "queries.lp": queries_program, "answers.lp": answers_text},
+        root="<memory batch>",
+    )
+    res = run_check(facts, engine=check_engine)
     return {q: nv for (ag, q), nv in res.rows.by_query.items() if ag == agent}
 
 
