@@ -221,3 +221,22 @@ def test_a_frame_that_is_a_decompression_bomb_is_one_clear_error(tmp_path: Path)
     code, out, err = run_cli("report", str(run), "--out", str(tmp_path / "report"))
     assert code == 0, err
     assert "note: 1 of 1 frames could not be shown" in out
+
+
+@pytest.mark.parametrize(
+    ("blob", "what"),
+    [
+        (b"\xff\xfe{}", "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
+        (b"[" * 100_000, "it nests arrays or objects too deep"),
+    ],
+)
+def test_a_run_json_that_is_not_json_is_one_clear_error(tmp_path: Path, blob: bytes, what: str) -> None:
+    run = write_run(tmp_path / "run")
+    (run / "run.json").write_bytes(blob)
+    code, _out, err = run_cli("ask", str(run), "--agent", "oracle", "--no-progress")
+    assert code == 2
+    assert err == (
+        f"error: {run / 'run.json'}: cannot read {run / 'run.json'}: {what}\n"
+        "  expected: the JSON file written by 'metalogic generate'\n"
+        "  fix: re-run 'metalogic generate' to rewrite it\n"
+    )
