@@ -240,3 +240,24 @@ def test_a_run_json_that_is_not_json_is_one_clear_error(tmp_path: Path, blob: by
         "  expected: the JSON file written by 'metalogic generate'\n"
         "  fix: re-run 'metalogic generate' to rewrite it\n"
     )
+
+
+def test_a_scene_root_at_the_top_of_the_file_system_opens_nothing(tmp_path: Path) -> None:
+    """run.json is data: scene_root = "/" once made every file on the machine 'inside the scene root'."""
+    run = write_run(tmp_path / "run", queries=ONE, frames=True)
+    (run / "run.json").write_text(json.dumps({"scene_root": "/", "seed": 0}))
+    photo = tmp_path / "private" / "photo.png"
+    photo.parent.mkdir()
+    Image.new("RGB", (32, 24), (1, 2, 3)).save(photo)
+    with_frame(run, str(photo))
+    code, out, err = ask_images(run, script := Script())
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: {display_path(run / 'scene.lp')}:8:1: the frame of trajectory hall, state 0 "
+        f"({str(photo)!r}) lies outside the run's folders: it is {photo}\n"
+        "  expected: frame files inside a trajectory folder, also after following symbolic links (the scene "
+        "root / that run.json names is the file system's root or holds the home folder, so it opens "
+        "nothing)\n"
+        "  fix: correct the frame/3 fact, or copy the frame into its trajectory folder\n"
+    )
+    assert script.requests == []
