@@ -333,3 +333,36 @@ def test_a_reply_in_an_unknown_encoding_is_a_transient_failure(tmp_path: Path) -
         "first: q1: gave up after 1 attempts: the server sent its reply in the content encoding 'br', which "
         "is not read (gzip and deflate are)\n"
     ) in err
+
+
+def test_a_cache_entry_longer_than_any_reply_body_is_damaged(tmp_path: Path) -> None:
+    run, cache = write_run(tmp_path / "run", queries=ONE), tmp_path / "cache.sqlite3"
+    with hostile_server(Script()) as url:
+        assert ask(run, url, cache)[0] == 0
+        with sqlite3.connect(cache) as db:
+            db.execute("UPDATE replies SET reply = ?", ("x" * (4 * 2**20 + 1),))
+        code, _out, err = ask(run, url, cache, "--restart")
+    assert code == 2
+    assert err.startswith(
+        f"error: {cache}: the reply cache is damaged: the entry {_only_key(cache)[:12]}... holds a reply of "
+        "more than 4,194,304 characters (a reply body is read only up to 4 MiB)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"[" * 100_000, b'{"qid": "q1", "raw": "\xff\xfe"}', b'{"qid": "q1", "latency_s": NaN}'],
+    ids=["nested", "not-utf8", "nan"],
+)
+def test_a_damaged_journal_line_is_asked_again(tmp_path: Path, line: bytes) -> None:
+    """A journal line nested past the recursion limit, or not UTF-8, once stopped every later ask of
+    the run with a traceback; now the line is not an answer and its question is asked again."""
+    run = write_run(tmp_path / "run", queries=THREE)
+    with hostile_server(script := Script()) as url:
+        assert ask(run, url, None)[0] == 0
+        path = run / "answers" / "openai_m.jsonl"
+        lines = path.read_bytes().split(b"\n")
+        path.write_bytes(b"\n".join([lines[0], line, *lines[2:]]))  # the first answer is replaced
+        code, out, err = ask(run, url, None)
+    assert code == 0, err
+    assert "1 to ask of 3 questions (2 answered before)" in out and len(script.requests) == 4
