@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -261,3 +262,57 @@ def test_a_scene_root_at_the_top_of_the_file_system_opens_nothing(tmp_path: Path
         "  fix: correct the frame/3 fact, or copy the frame into its trajectory folder\n"
     )
     assert script.requests == []
+
+
+def _a_trajectory(tmp_path: Path) -> Path:
+    src = tmp_path / "shots"
+    src.mkdir()
+    for i in range(2):
+        Image.new("RGB", (64, 48), (40 * i, 80, 120)).save(src / f"f{i}.png")
+    assert run_cli("import", "frames", str(src), "--out", str(tmp_path / "traj"), "--id", "walk")[0] == 0
+    return tmp_path / "traj" / "walk"
+
+
+@pytest.mark.parametrize(
+    ("file", "damage", "what"),
+    [
+        (
+            "states.jsonl",
+            lambda t: "[" * 100_000 + "\n",
+            "states.jsonl:1:1: malformed line: arrays or objects nested too deep",
+        ),
+        (
+            "states.jsonl",
+            lambda t: t.replace(
+                '"action":null}',
+                '"action":null,"pose":{"x_mm":' + "9" * 400 + ',"y_mm":0,"z_mm":0,"yaw_deg":0}}',
+                1,
+            ),
+            "states.jsonl:1: malformed state: x_mm 999999999999999999999999999999... is out of range",
+        ),
+        ("trajectory.json", lambda t: "[" * 100_000, "trajectory.json:1: not valid JSON (nested too deep)"),
+        (
+            "trajectory.json",
+            lambda t: '{"id": ' + "9" * 5000 + "}",
+            "trajectory.json:1: not valid JSON (Exceeds the limit (4300 digits) for integer string "
+            "conversion)",
+        ),
+    ],
+    ids=["nested-state", "huge-number", "nested-meta", "huge-meta"],
+)
+def test_a_damaged_trajectory_is_one_clear_error_before_extract_writes(
+    tmp_path: Path, file: str, damage: Any, what: str
+) -> None:
+    folder = _a_trajectory(tmp_path)
+    path = folder / file
+    before = path.read_text()
+    path.write_text(damage(before))
+    assert path.read_text() != before
+    code, _out, err = run_cli(
+        "extract", str(tmp_path / "traj"), "--detector", "gt", "--out", str(tmp_path / "f")
+    )
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(f"error: {display_path(folder / what.split(':')[0])}:{what.split(':', 1)[1]}\n"), (
+        err
+    )
+    assert not (tmp_path / "f" / "walk.lp").exists()
