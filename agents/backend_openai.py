@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import zlib
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from metalogic.agents.model import ChatBackend, ChatRequest, Completion, RequestFailed, TransientError
@@ -30,6 +32,13 @@ SCHEMA_FLAVOURS = ("json_schema", "json_object", "")
 # completion (even one with every character JSON-escaped) while keeping a server that sends
 # gigabytes within the time limit from filling memory.
 MAX_BODY_BYTES = 4 * 2**20
+# The most of an error reply (HTTP 4xx, 5xx) that is read: its message is shown cut to 300 characters,
+# so the rest is never needed; a longer body is cut off here (and the connection closed).
+MAX_ERROR_BYTES = 64 * 2**10
+# Content encodings read, with zlib's window bits for each (decoded here, a piece at a time, so a
+# small compressed body that expands to gigabytes is refused after MAX_BODY_BYTES of output).
+ENCODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+PIECE = 64 * 2**10  # bytes of decoded output per step
 
 
 class OpenAIBackend(ChatBackend):
@@ -88,8 +97,13 @@ class OpenAIBackend(ChatBackend):
     def _client(self) -> Any:
         loop = id(asyncio.get_running_loop())
         if loop not in self._clients:  # an async client belongs to the event loop that made it
-            self._clients[loop] = self._openai.AsyncOpenAI(
-                base_url=self.base_url, api_key=self.api_key, timeout=self.timeout_s, max_retries=0
+            o = self._openai
+            self._clients[loop] = o.AsyncOpenAI(
+                base_url=self.base_url,
+                api_key=self.api_key,
+                timeout=self.timeout_s,
+                max_retries=0,
+                http_client=o.DefaultAsyncHttpxClient(transport=_bounded_transport(o)),
             )
         return self._clients[loop]
 
@@ -254,7 +268,10 @@ def _message(exc: Any) -> str:
             return str(err["message"])[:300]
         if isinstance(err, str):
             return err[:300]
-    return str(getattr(exc, "message", exc))[:300]
+    message = str(getattr(exc, "message", exc))
+    if isinstance(body, str) and body.strip():  # an error page that is not JSON: its start
+        return f"{message}: {_start(body.encode())}"[:300]
+    return message[:300]
 
 
 def _refuses_format(exc: Any) -> bool:
@@ -273,3 +290,130 @@ def _retry_after(exc: Any) -> float | None:
         return float(value) if value is not None else None
     except ValueError:
         return None
+
+
+def _httpx(openai: Any) -> Any:
+    """The HTTP package the openai SDK is built on (httpx, or the fork httpx2 some builds use)."""
+    import importlib
+
+    base = importlib.import_module(f"{openai.__name__}._base_client")
+    for name in ("httpx2", "httpx"):
+        if getattr(base, name, None) is not None:
+            return getattr(base, name)
+    return importlib.import_module("httpx")
+
+
+def _bounded_transport(openai: Any) -> Any:
+    """An HTTP transport whose response bodies are bounded before the SDK sees a byte: the content
+    encoding is decoded here a piece at a time (a gzip bomb is refused after MAX_BODY_BYTES of
+    output, not after it filled memory), a successful body past MAX_BODY_BYTES is a transient
+    failure, and an error body is cut off after MAX_ERROR_BYTES (the SDK reads error bodies whole)."""
+    httpx = _httpx(openai)
+
+    class Stream(httpx.AsyncByteStream):  # type: ignore[name-defined]
+        def __init__(self, inner: Any, codings: list[str], status: int) -> None:
+            self.inner, self.codings, self.status = inner, codings, status
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            error = self.status >= 400
+            limit = MAX_ERROR_BYTES if error else MAX_BODY_BYTES
+            layers = [_Layer(c, limit) for c in reversed(self.codings)]
+            head, total = bytearray(), 0
+            try:
+                async for raw in self.inner:
+                    for piece in _decode(layers, raw):
+                        if len(head) < 120:
+                            head += piece[: 120 - len(head)]
+                        total += len(piece)
+                        if total > limit:
+                            if error:  # the start of an error message is enough
+                                yield piece[: len(piece) - (total - limit)]
+                                return
+                            raise TransientError(
+                                f"the server's reply body passed {MAX_BODY_BYTES // 2**20} MiB; a chat "
+                                f"completion is far smaller: {_start(head)}..."
+                            )
+                        yield piece
+            except _Undecodable as exc:
+                if error:
+                    return
+                raise TransientError(f"the server's reply cannot be decoded: {exc}") from None
+            finally:
+                await self.inner.aclose()
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    class Transport(httpx.AsyncBaseTransport):  # type: ignore[name-defined]
+        def __init__(self) -> None:
+            self.inner = httpx.AsyncHTTPTransport()
+
+        async def handle_async_request(self, request: Any) -> Any:
+            request.headers["Accept-Encoding"] = "gzip, deflate"
+            response = await self.inner.handle_async_request(request)
+            raw = response.headers.get("content-encoding", "")
+            codings = [c.strip().lower() for c in raw.split(",") if c.strip().lower() not in ("", "identity")]
+            unknown = [c for c in codings if c not in ENCODINGS]
+            if unknown and response.status_code < 400:
+                await response.aclose()
+                raise TransientError(
+                    f"the server sent its reply in the content encoding '{raw[:40]}', which is not read "
+                    "(gzip and deflate are)"
+                )
+            headers = [
+                (k, v)
+                for k, v in response.headers.multi_items()
+                if k.lower() not in ("content-encoding", "content-length")
+            ]
+            return httpx.Response(
+                response.status_code,
+                headers=headers,
+                stream=Stream(response.stream, [] if unknown else codings, response.status_code),
+                extensions=response.extensions,
+            )
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return Transport()
+
+
+class _Undecodable(Exception):
+    pass
+
+
+class _Layer:
+    """One content encoding, decoded with a bound on its total output."""
+
+    def __init__(self, coding: str, limit: int) -> None:
+        self.coding, self.limit, self.out = coding, limit, 0
+        self.z = zlib.decompressobj(ENCODINGS[coding])
+        self.raw_deflate = False  # 'deflate' without its zlib header, as some servers send it
+
+    def feed(self, data: bytes) -> Iterator[bytes]:
+        while data:
+            try:
+                piece = self.z.decompress(data, PIECE)
+            except zlib.error as exc:
+                if self.coding == "deflate" and not self.raw_deflate and self.out == 0:
+                    self.raw_deflate, self.z = True, zlib.decompressobj(-zlib.MAX_WBITS)
+                    continue
+                raise _Undecodable(f"{self.coding}: {exc}") from None
+            data = self.z.unconsumed_tail
+            if self.z.eof and self.z.unused_data.strip(b"\0"):
+                raise _Undecodable(f"{self.coding}: data after the end of the stream")
+            self.out += len(piece)
+            if piece:
+                yield piece
+            if self.out > self.limit:  # the caller refuses (or cuts) the body here
+                return
+
+
+def _decode(layers: list[_Layer], data: bytes) -> Iterator[bytes]:
+    """Run `data` through the decoding layers (outermost first), piece by piece."""
+    if not layers:
+        if data:
+            yield data
+        return
+    for piece in layers[0].feed(data):
+        yield from _decode(layers[1:], piece)

@@ -21,6 +21,10 @@ from typing import Any
 
 from metalogic.engine.errors import MetalogicError, stored_value
 
+# The longest reply a cache entry may hold: a server's whole reply body is read only up to 4 MiB
+# (agents/backend_openai.py), so a longer entry was not written by 'metalogic ask'. Only this much
+# of an entry is read from the database.
+MAX_CACHED_CHARS = 4 * 2**20
 KEY_VERSION = 2  # 2: the server's address is part of the key (entries of version 1 lack it)
 
 
@@ -88,14 +92,20 @@ class ReplyCache:
         try:
             with self._lock:
                 row = self._db.execute(
-                    "SELECT reply, prompt_tokens, completion_tokens, cost_usd FROM replies WHERE key = ?",
-                    (key,),
+                    "SELECT substr(reply, 1, ?), prompt_tokens, completion_tokens, cost_usd FROM replies "
+                    "WHERE key = ?",
+                    (MAX_CACHED_CHARS + 1, key),
                 ).fetchone()
         except sqlite3.Error as exc:
             raise self._damaged(f"it cannot be read ({exc})") from None
         if row is None:
             return None
         reply, prompt_tokens, completion_tokens, cost = row
+        if isinstance(reply, str) and len(reply) > MAX_CACHED_CHARS:
+            raise self._damaged(
+                f"the entry {key[:12]}... holds a reply of more than {MAX_CACHED_CHARS:,} characters "
+                "(a reply body is read only up to 4 MiB)"
+            )
         for column, value, ok in (
             ("reply", reply, isinstance(reply, str)),
             ("prompt_tokens", prompt_tokens, _count(prompt_tokens)),

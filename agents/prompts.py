@@ -20,7 +20,7 @@ from metalogic.agents.rundir import RunDir, Trajectory
 from metalogic.agents.values import AnswerSpace, space_for
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.paths import frame_place
+from metalogic.engine.paths import frame_place, open_root
 from metalogic.engine.terms import Fun, Str, Term, text
 
 STRATEGIES = ("direct", "cot", "cogmap", "memory")
@@ -267,8 +267,14 @@ class PromptBuilder:
                 f"the frame of trajectory {text(tr.tid)}, state {s} ({tr.frames[s]!r}) lies outside "
                 f"the run's folders: it is {path.resolve()}",
                 where=loc[0] if loc else where,
-                expected=f"frame files inside the scene root {self.run.scene_root} or inside a "
-                "trajectory folder, also after following symbolic links",
+                expected=(
+                    f"frame files inside the scene root {self.run.scene_root} or inside a trajectory "
+                    "folder, also after following symbolic links"
+                    if open_root(self.run.scene_root)
+                    else "frame files inside a trajectory folder, also after following symbolic links (the "
+                    f"scene root {self.run.scene_root} that run.json names is the file system's root or "
+                    "holds the home folder, so it opens nothing)"
+                ),
                 fix="correct the frame/3 fact, or copy the frame into its trajectory folder",
             )
         return real

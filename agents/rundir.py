@@ -95,9 +95,10 @@ def _read_meta(root: Path) -> dict[str, object]:
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # ValueError: not JSON, or not UTF-8
         raise MetalogicError.single(
-            f"cannot read {display_path(path)}: {exc}",
+            f"cannot read {display_path(path)}: "
+            + ("it nests arrays or objects too deep" if isinstance(exc, RecursionError) else str(exc)[:200]),
             where=display_path(path),
             expected="the JSON file written by 'metalogic generate'",
             fix="re-run 'metalogic generate' to rewrite it",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
 import re
 import time
@@ -117,7 +118,7 @@ class AnswerStore:
     # opening -------------------------------------------------------------------------------------
 
     def _open_locked(self) -> IO[str]:
-        fh = self.journal.open("a+", encoding="utf-8")
+        fh = self.journal.open("a+", encoding="utf-8", errors="replace")  # a damaged byte is one bad line
         try:
             fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -132,8 +133,8 @@ class AnswerStore:
     def _check_owner(self) -> None:
         """Agent names that differ but share a file name ('x y' and 'x_y') are refused up front,
         naming both, so that neither run reads, resumes or discards the other's answers."""
-        self._fh.seek(0)
-        head = _record(self._fh.readline())
+        with self.journal.open("rb") as fh:
+            head = _record(fh.readline(1_000_000).decode("utf-8", errors="replace"))
         other = head.get("agent") if head else None
         if isinstance(other, str) and other != self.agent:
             raise MetalogicError.single(
@@ -146,12 +147,14 @@ class AnswerStore:
 
     def _read(self) -> None:
         fh = self._fh
-        fh.seek(0)
-        data = fh.read()
-        if data and not data.endswith("\n"):  # a line cut off by a kill: drop it
-            keep = data.rfind("\n") + 1
-            fh.truncate(len(data[:keep].encode("utf-8")))
-            data = data[:keep]
+        fh.flush()
+        raw = self.journal.read_bytes()
+        if raw and not raw.endswith(b"\n"):  # a line cut off by a kill: drop it
+            keep = raw.rfind(b"\n") + 1
+            fh.truncate(keep)
+            raw = raw[:keep]
+        # bytes that are not UTF-8 (an edited or damaged line) make that line unreadable, not the file
+        data = raw.decode("utf-8", errors="replace")
         lines = []
         # Lines end at '\n' only: str.splitlines() would also split at U+2028, U+0085 and form
         # feeds, which JSON keeps unescaped inside a reply, and every such answer would be lost.
@@ -270,14 +273,14 @@ def _sound(rec: dict[str, Any]) -> bool:
         term = None
     numbers_ok = all(
         type(rec.get(k)) is int and rec[k] >= 0 for k in ("prompt_tokens", "completion_tokens", "attempts")
-    ) and all(type(rec.get(k)) in (int, float) for k in ("latency_s",))
+    ) and all(type(rec.get(k)) in (int, float) and math.isfinite(rec[k]) for k in ("latency_s",))
     cost = rec.get("cost_usd")
     return (
         term is not None
         and BY_KEY["answer/3"].args[2].type.check(term) is None
         and isinstance(rec.get("raw"), str)
         and numbers_ok
-        and (cost is None or type(cost) in (int, float))
+        and (cost is None or (type(cost) in (int, float) and math.isfinite(cost)))
     )
 
 
@@ -286,7 +289,7 @@ def _record(line: str) -> dict[str, Any] | None:
     asked again)."""
     try:
         rec = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or arrays nested past the recursion limit
         return None
     return rec if isinstance(rec, dict) else None
 

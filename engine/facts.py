@@ -84,6 +84,10 @@ class FactSet:
         return None
 
 
+# A fact after a '\r' inside a comment line: what a file with '\r'-only line endings looks like.
+HIDDEN_FACT = re.compile(r"\r[ \t]*[a-z][A-Za-z0-9_]*\(.*?\)[ \t]*\.")
+
+
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
     with path.open("rb") as fh:
         for lineno, raw in enumerate(raw_lines(fh), start=1):
@@ -222,6 +226,16 @@ def _read_lines(
         if body is None:
             stripped = line.lstrip()
             if not stripped or stripped.startswith("%"):
+                hidden = HIDDEN_FACT.search(line)
+                if hidden:  # a file with '\r'-only line endings: its facts would vanish in a comment
+                    yield Problem(
+                        "a fact after a carriage return inside a comment: the file ends its lines with "
+                        "'\\r' alone (old Mac line endings), so the engines read the fact as comment text",
+                        where=f"{shown}:{lineno}:{hidden.start() + 2}",
+                        expected="lines ended by '\\n' (or '\\r\\n')",
+                        fix="convert the line endings, e.g. tr '\\r' '\\n' < OLD > NEW",
+                    )
+                    return
                 continue
             try:
                 body = _slow_accept(line, counts)

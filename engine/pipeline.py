@@ -112,9 +112,26 @@ class Runner:
     def _record(self, stage: str) -> dict[str, Any]:
         path = self.state / f"{stage}.json"
         try:
-            return dict(json.loads(path.read_text()))
-        except (OSError, ValueError):
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, RecursionError):
             return {}
+        return record if isinstance(record, dict) else {}
+
+    def _own_folders(self, record: dict[str, Any], root: Path) -> list[str]:
+        """The folder names a world's record lists, kept only when each is a plain name of a folder
+        directly inside `root` (the record is a file anyone can edit: '../..' never leads out)."""
+        names = record.get("folders", [])
+        if not isinstance(names, list):
+            return []
+        return [
+            n
+            for n in names
+            if isinstance(n, str)
+            and n not in ("", ".", "..")
+            and Path(n).name == n
+            and "\0" not in n
+            and (root / n).resolve().parent == root.resolve()
+        ]
 
     def stage(self, name: str, key: str, outputs: list[Path], action: Callable[[dict[str, Any]], str]) -> str:
         """Run `action` unless the stage's recorded key matches and its outputs exist."""
@@ -137,11 +154,18 @@ class Runner:
         self.check_folder(stage, folder)
         if folder.exists():
             shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        (folder / OWNED).write_text(
-            f"Written by 'metalogic run' ({stage} stage): replaced whenever that stage runs again.\n",
-            encoding="utf-8",
-        )
+        self._mark_folder(stage, folder)
+
+    def _mark_folder(self, stage: str, folder: Path) -> None:
+        """Create `folder` (if missing) and mark it as the run's own."""
+        self.check_folder(stage, folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (folder / OWNED).exists():
+            (folder / OWNED).write_text(
+                f"Written by 'metalogic run' ({stage} stage): what it holds is replaced whenever that "
+                "stage runs again.\n",
+                encoding="utf-8",
+            )
 
     def check_folder(self, stage: str, folder: Path) -> None:
         """Refuse a stage folder that holds files the run did not write."""
@@ -153,15 +177,69 @@ class Runner:
                 fix=f"move {folder} away, or set out = ... to another folder",
             )
         if folder.exists():
-            ours = (folder / OWNED).exists() or bool(self._record(stage))
+            ours = (folder / OWNED).exists() or any(self._record(s) for s in self._stages_of(stage))
             if not ours and any(folder.iterdir()):
                 raise MetalogicError.single(
-                    f"{folder} holds files that 'metalogic run' did not write; the {stage} stage "
-                    "would replace them",
+                    f"{folder} holds files that 'metalogic run' did not write; the "
+                    f"{'world stages' if stage == 'trajectories' else stage + ' stage'} would replace them",
                     where=str(self.cfg.path),
                     expected=f"a missing or empty {folder.name}/ folder, or one an earlier run wrote",
                     fix=f"move your files out of {folder}, or set out = ... to another folder",
                 )
+
+    def _stages_of(self, stage: str) -> list[str]:
+        """The stage records that show `stage`'s folder was written by an earlier run (one made
+        before folders were marked): the trajectories belong to the world stages."""
+        if stage != "trajectories":
+            return [stage]
+        return [f"world-{w.name}" for w in self.cfg.worlds]
+
+    def check_out(self) -> None:
+        """The output folder must be a folder (or missing, under a folder)."""
+        for p in (self.out, *self.out.parents):
+            if p.exists() and not p.is_dir():
+                raise MetalogicError.single(
+                    f"the run's output folder {self.out} cannot be made: {p} is a file",
+                    where=str(self.cfg.path),
+                    expected="out = a folder (missing, empty, or one an earlier run wrote)",
+                    fix="set out = ... to a folder path",
+                )
+            if p.exists():
+                break
+        if self.state.exists() and (self.state.is_symlink() or not self.state.is_dir()):
+            raise MetalogicError.single(
+                f"{self.state} is not the folder where 'metalogic run' keeps its stage records",
+                where=str(self.cfg.path),
+                expected=f"{STATE_DIR}/ a folder an earlier run wrote, or nothing",
+                fix=f"move {self.state} away, or set out = ... to another folder",
+            )
+
+    def check_rules(self) -> None:
+        """The check's rule folders, MR selection and parameters, read now: a mistake there is
+        reported before any stage runs, not after the agents were asked."""
+        from metalogic.engine.check import resolve_params
+        from metalogic.engine.rules import load_ruleset, select_mrs
+
+        check = self.cfg.check
+        for d in check.get("rules", []):
+            if not (self.cfg.path.resolve().parent / d).is_dir():
+                raise MetalogicError.single(
+                    f"the rule folder '{d}' does not exist",
+                    where=str(self.cfg.path),
+                    expected="rules = [...] naming folders of MR rule files, relative to the configuration",
+                    fix="fix the folder name in rules = [...] under [check]",
+                )
+        try:
+            rules = select_mrs(load_ruleset(self._rules_dirs()), check.get("mrs", "all"))
+            resolve_params(rules, _const_settings(check))
+        except MetalogicError as err:
+            first = err.problems[0]
+            raise MetalogicError.single(
+                f"[check]: {first.what}",
+                where=first.where or str(self.cfg.path),
+                expected=first.expected,
+                fix=first.fix,
+            ) from None
 
     # -- stages --------------------------------------------------------------------------------
     def worlds(self) -> list[str]:
@@ -180,7 +258,7 @@ class Runner:
                     )
                 parts["source"] = _tree_hash(src)
             key = _key(parts)
-            made = self._record(f"world-{w.name}").get("folders", [])
+            made = self._own_folders(self._record(f"world-{w.name}"), traj_root)
             keys.append(
                 self.stage(
                     f"world-{w.name}",
@@ -192,9 +270,9 @@ class Runner:
         return keys
 
     def _make_world(self, w: World, traj_root: Path, old: dict[str, Any]) -> str:
-        for folder in old.get("folders", []):  # the world changed: drop what it made before
+        for folder in self._own_folders(old, traj_root):  # the world changed: drop what it made before
             shutil.rmtree(traj_root / folder, ignore_errors=True)
-        traj_root.mkdir(parents=True, exist_ok=True)
+        self._mark_folder("trajectories", traj_root)
         if w.scenario:
             from metalogic.extract.simulate import parse_size, simulate_episodes
 
@@ -362,7 +440,7 @@ class Runner:
             from metalogic.engine.check import run_check
             from metalogic.engine.checkout import make_request, write_check_output
 
-            settings = [f"{k}={v}" for k, v in cfg.get("const", {}).items()]
+            settings = _const_settings(cfg)
             engine, mrs = cfg.get("engine", "both"), cfg.get("mrs", "all")
             questions = str(self.out / "questions")
             res = run_check(
@@ -389,6 +467,7 @@ class Runner:
             from metalogic.engine.report import build_report, write_report
 
             rep = build_report(str(self.out / "check"))  # what the check stage wrote: no engine runs again
+            self._mark_folder("report", path.parent)
             written = write_report(rep, path)
             return f"{len(written)} files"
 
@@ -396,10 +475,26 @@ class Runner:
         return path
 
 
+def _const_settings(check: dict[str, Any]) -> list[str]:
+    """[check] const = { eps = 0.00001 } as -c settings, written as plain decimals (str() would write
+    1e-05, which the check refuses)."""
+    from decimal import Decimal
+
+    return [f"{k}={format(Decimal(repr(v)), 'f')}" for k, v in check.get("const", {}).items()]
+
+
 def run_pipeline(cfg: RunConfig, say: Callable[[str], None] = lambda _m: None) -> RunOutcome:
     r = Runner(cfg, say)
-    for stage, folder in (("extract", "facts"), ("generate", "questions"), ("check", "check")):
+    r.check_out()
+    folders = [
+        ("trajectories", "trajectories"),
+        ("extract", "facts"),
+        ("generate", "questions"),
+        ("check", "check"),
+    ]
+    for stage, folder in folders + ([("report", "report")] if cfg.report else []):
         r.check_folder(stage, r.out / folder)  # before anything runs, not halfway through
+    r.check_rules()
     world_keys = r.worlds()
     extract_key = r.extract(world_keys)
     gen_key = r.generate(extract_key)

@@ -6,7 +6,9 @@ parsers do not keep positions), what was expected and how to fix it.
 
 from __future__ import annotations
 
+import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,6 +89,11 @@ AGENT_NUMBERS: dict[str, tuple[type | tuple[type, ...], float, float, str]] = {
     "concurrency": (int, 1, 1024, "a whole number of requests in flight, 1 to 1024"),
     "seed": (int, 0, 2**63 - 1, "a whole number, at least 0"),
 }
+# The world's numbers: (least, greatest). A simulated step renders a frame, so the bounds keep a
+# typo (steps = 100000000000) from running for days.
+WORLD_NUMBERS = {"episodes": (1, 1000), "steps": (1, 10_000), "seed": (0, 2**63 - 1)}
+SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}")
+VIEWS = ("auto", "image", "text")
 CHECK_KEYS = {"engine", "const", "rules", "mrs"}
 REPORT_KEYS = {"enabled"}
 
@@ -122,7 +129,8 @@ class _Reader:
 
     def typed(self, table: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
         v = table.get(key)
-        if v is not None and (not isinstance(v, kind) or (isinstance(v, bool) and kind is not bool)):
+        bool_ok = kind is bool or (isinstance(kind, tuple) and bool in kind)
+        if v is not None and (not isinstance(v, kind) or (isinstance(v, bool) and not bool_ok)):
             self.fail(key, f"'{key}' is {type(v).__name__} {v!r}", what)
             return None
         return v
@@ -136,7 +144,22 @@ def load_config(path: str | Path) -> RunConfig:
             expected="a TOML file",
             fix="see docs/run.md for an example, or run 'metalogic demo'",
         )
-    text = p.read_text(encoding="utf-8")
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MetalogicError.single(
+            f"not UTF-8 text: byte {exc.object[exc.start]:#04x} at offset {exc.start}",
+            where=display_path(p),
+            expected="a TOML file in UTF-8",
+            fix="save the file as UTF-8",
+        ) from None
+    except OSError as exc:
+        raise MetalogicError.single(
+            f"cannot read the run configuration: {exc.strerror}",
+            where=display_path(p),
+            expected="a readable TOML file",
+        ) from None
+    text = text.removeprefix("\ufeff")  # a byte order mark, as some editors write one
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -148,22 +171,19 @@ def load_config(path: str | Path) -> RunConfig:
     r = _Reader(p, text)
     r.keys(data, SECTIONS, "top level")
     out = r.typed(data, "out", str, "a folder path (string)") or p.with_suffix("").name
+    if "\0" in out:
+        r.fail("out", "'out' holds a NUL character", "a folder path")
+        out = p.with_suffix("").name
     worlds = tuple(_worlds(r, data.get("world", [])))
     extract = _table(r, data, "extract", EXTRACT_KEYS)
     generate = _table(r, data, "generate", GENERATE_KEYS)
     agents = tuple(_agents(r, data.get("agent", [])))
     check = _table(r, data, "check", CHECK_KEYS)
     report = _table(r, data, "report", REPORT_KEYS)
-    if extract.get("conf") is not None and not (
-        isinstance(extract["conf"], int | float) and 0 < extract["conf"] <= 1
-    ):
-        r.fail("conf", f"conf = {extract['conf']!r} is outside 0..1", "a detector confidence such as 0.6")
+    _check_extract(r, extract)
+    _check_generate(r, generate)
+    _check_check(r, check)
     r.typed(report, "enabled", bool, "true or false")
-    r.typed(generate, "seed", int, "a whole number")
-    r.typed(generate, "max_per_trajectory", (int, str), 'a whole number of combinations, or "all"')
-    r.typed(check, "const", dict, "a table of parameter = value, e.g. const = { eps = 0.1 }")
-    r.typed(check, "rules", list, 'a list of rule folders, e.g. rules = ["my_rules"]')
-    r.typed(check, "mrs", (str, list), 'MR sets or ids, e.g. mrs = "paper" or mrs = ["mr1", "mr7"]')
     if check.get("engine", "both") not in ("clingo", "prolog", "both"):
         r.fail(
             "engine",
@@ -171,14 +191,14 @@ def load_config(path: str | Path) -> RunConfig:
             "clingo, prolog or both",
             did_you_mean(str(check["engine"]), ["clingo", "prolog", "both"]),
         )
-    if not worlds:
+    if not worlds and not data.get("world"):
         r.fail(
             "world",
             "no [[world]] to simulate or import",
             "at least one [[world]] table",
             'add [[world]] with scenario = "household" (or import = "frames" and path = ...)',
         )
-    if not agents:
+    if not agents and not data.get("agent"):
         r.fail(
             "agent",
             "no [[agent]] to ask",
@@ -186,6 +206,7 @@ def load_config(path: str | Path) -> RunConfig:
             'add [[agent]] with spec = "oracle"',
         )
     names = [a.name for a in agents]
+    _file_name_clashes(r, names)
     for n in {n for n in names if names.count(n) > 1}:
         r.fail(
             "agent",
@@ -199,6 +220,101 @@ def load_config(path: str | Path) -> RunConfig:
     return RunConfig(
         p, (base / out).resolve(), worlds, extract, generate, agents, check, bool(report.get("enabled", True))
     )
+
+
+def _valid(r: _Reader, key: str, check: Callable[[Any], object], value: Any) -> None:
+    """Run one of the stages' own checks on a setting now, before anything runs; its error is
+    reported at the setting's line."""
+    try:
+        check(value)
+    except MetalogicError as err:
+        first = err.problems[0]
+        r.fail(key, first.what, first.expected, first.fix)
+
+
+def _strings(r: _Reader, table: dict[str, Any], key: str, what: str) -> list[str] | None:
+    """A setting that is a string or a list of strings."""
+    v = table.get(key)
+    if v is None:
+        return None
+    items = [v] if isinstance(v, str) else v
+    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
+        r.fail(key, f"'{key}' is {type(v).__name__} {_shown(v)}", what)
+        return None
+    return items
+
+
+def _shown(v: Any) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_extract(r: _Reader, extract: dict[str, Any]) -> None:
+    r.typed(extract, "detector", str, 'a detector name ("gt", "default") or the path of a .pt weights file')
+    conf = r.typed(extract, "conf", (int, float), "a detector confidence such as 0.6")
+    if conf is not None and not 0 < conf <= 1:
+        r.fail("conf", f"conf = {conf!r} is outside 0..1", "a detector confidence such as 0.6")
+    imgsz = r.typed(extract, "imgsz", int, "a whole number of pixels, such as 640")
+    if imgsz is not None and not 32 <= imgsz <= 8192:
+        r.fail("imgsz", f"imgsz = {imgsz} is outside 32..8192", "a whole number of pixels, such as 640")
+
+
+def _check_generate(r: _Reader, generate: dict[str, Any]) -> None:
+    from metalogic.engine.generate import check_strategy, parse_limit, parse_scs
+
+    scs = _strings(r, generate, "sc", 'capabilities, e.g. sc = ["sc1a", "sc2"]')
+    if scs is not None:
+        _valid(r, "sc", parse_scs, scs)
+    seed = r.typed(generate, "seed", int, "a whole number, at least 0")
+    if seed is not None and not 0 <= seed < 2**63:
+        r.fail("seed", f"seed = {seed} is outside 0..2**63-1", "a whole number, at least 0")
+    limit = r.typed(generate, "max_per_trajectory", (int, str), 'a whole number of combinations, or "all"')
+    if limit is not None:
+        _valid(r, "max_per_trajectory", parse_limit, limit)
+    strategy = r.typed(generate, "strategy", str, '"share" or "spread"')
+    if strategy is not None:
+        _valid(r, "strategy", check_strategy, strategy)
+
+
+def _check_check(r: _Reader, check: dict[str, Any]) -> None:
+    const = r.typed(check, "const", dict, "a table of parameter = value, e.g. const = { eps = 0.1 }")
+    for name, value in (const or {}).items():
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            r.fail(
+                name,
+                f"const {name} = {_shown(value)} is not a number",
+                "a number, e.g. const = { eps = 0.1 }",
+            )
+    rules = r.typed(check, "rules", list, 'a list of rule folders, e.g. rules = ["my_rules"]')
+    if rules is not None and not all(isinstance(x, str) and x and "\0" not in x for x in rules):
+        r.fail("rules", f"rules = {_shown(rules)} is not a list of folder names", 'e.g. rules = ["my_rules"]')
+    _strings(r, check, "mrs", 'MR sets or ids, e.g. mrs = "paper" or mrs = ["mr1", "mr7"]')
+    engine = check.get("engine")
+    if engine is not None and not isinstance(engine, str):
+        r.fail("engine", f"'engine' is {type(engine).__name__} {_shown(engine)}", "clingo, prolog or both")
+        check.pop("engine")
+
+
+def _file_name_clashes(r: _Reader, names: list[str]) -> None:
+    """Two different agent names whose answers would go to one file (or one stage record)."""
+    from metalogic.agents.store import slug
+
+    def stage(n: str) -> str:  # the run's stage name for an agent (pipeline.Runner._slug)
+        return "".join(c if c.isalnum() or c in "-_." else "_" for c in n)
+
+    told: set[tuple[str, str]] = set()
+    for key in (slug, stage):
+        first: dict[str, str] = {}
+        for n in dict.fromkeys(names):
+            other = first.setdefault(key(n), n)
+            if other != n and (other, n) not in told:
+                told.add((other, n))
+                r.fail(
+                    "agent",
+                    f"the agents '{other}' and '{n}' would share the answers file or stage record '{key(n)}'",
+                    "agent names that differ in more than punctuation and spaces",
+                    "give one of them a different name = ...",
+                )
 
 
 def _table(r: _Reader, data: dict[str, Any], name: str, allowed: set[str]) -> dict[str, Any]:
@@ -216,9 +332,30 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
         return []
     out, seen = [], set()
     for i, w in enumerate(items, start=1):
+        if not isinstance(w, dict):
+            r.fail("world", f"world {i} is {type(w).__name__} {_shown(w)}, not a table", "[[world]] tables")
+            continue
         r.keys(w, WORLD_KEYS, "world")
+        texts = {
+            k: r.typed(w, k, str, f'{k} = "..." (a string)')
+            for k in ("name", "scenario", "import", "path", "size")
+        }
+        if any(texts[k] is None and k in w for k in texts):
+            continue
         scenario, source = w.get("scenario", ""), w.get("import", "")
         name = w.get("name") or scenario or f"import{i}"
+        if not SAFE_NAME.fullmatch(name):
+            r.fail(
+                "name",
+                f"world name {_shown(name)} cannot name a stage",
+                "letters, digits, '_', '-' and '.', not starting with '.', at most 64 characters",
+                "give the world a plain name = ...",
+            )
+            continue
+        if "size" in w:
+            from metalogic.extract.simulate import parse_size
+
+            _valid(r, "size", parse_size, w["size"])
         if bool(scenario) == bool(source):
             r.fail(
                 "world",
@@ -243,10 +380,10 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
             )
         if source and not w.get("path"):
             r.fail("import", f"world {i} imports {source} but gives no path", 'path = "..."')
-        for k in ("episodes", "steps", "seed"):
+        for k, (lo, hi) in WORLD_NUMBERS.items():
             v = r.typed(w, k, int, "a whole number")
-            if v is not None and v < (0 if k == "seed" else 1):
-                r.fail(k, f"{k} = {v} is too small", f"{k} >= {0 if k == 'seed' else 1}")
+            if v is not None and not lo <= v <= hi:
+                r.fail(k, f"{k} = {v} is outside {lo}..{hi}", f"a whole number from {lo} to {hi}")
         if name in seen:
             r.fail(
                 "name", f"two worlds are named '{name}'", "a name per world", "add name = ... to one of them"
@@ -273,6 +410,9 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         return []
     out = []
     for i, a in enumerate(items, start=1):
+        if not isinstance(a, dict):
+            r.fail("agent", f"agent {i} is {type(a).__name__} {_shown(a)}, not a table", "[[agent]] tables")
+            continue
         r.keys(a, AGENT_KEYS, "agent")
         spec = r.typed(a, "spec", str, 'an agent spec such as "oracle", "noisy:0.2" or "openai:gpt-4o"')
         if not spec:
@@ -289,6 +429,13 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         except MetalogicError as err:
             r.fail("spec", err.problems[0].what, err.problems[0].expected, err.problems[0].fix)
         prompting = a.get("prompting", "direct")
+        if not isinstance(prompting, str):
+            r.fail(
+                "prompting",
+                f"'prompting' is {type(prompting).__name__} {_shown(prompting)}",
+                "one of " + ", ".join(PROMPTINGS),
+            )
+            continue
         if prompting not in PROMPTINGS:
             r.fail(
                 "prompting",
@@ -306,7 +453,22 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
                 r.fail(key, f"{key} = {v!r} is outside {lo}..{hi}", what)
         for key, what in (("name", "an agent name (string)"), ("base_url", "a server URL (string)")):
             r.typed(a, key, str, what)
-        r.typed(a, "structured", bool, "true or false")
+        if isinstance(a.get("name"), str):
+            from metalogic.agents.store import check_agent_name
+
+            _valid(r, "name", check_agent_name, a["name"])
+        view = r.typed(a, "view", str, "auto, image or text")
+        if view is not None and view not in VIEWS:
+            r.fail("view", f"unknown view '{view}'", "auto, image or text", did_you_mean(view, VIEWS))
+        options = r.typed(a, "options", dict, "a table of server options, e.g. options = { top_k = 20 }")
+        for k, v in (options or {}).items():
+            if not isinstance(v, str | int | float | bool):
+                r.fail(k, f"option {k} = {_shown(v)} is not a plain value", "a string, number or true/false")
+        structured = r.typed(a, "structured", (bool, str), '"auto", "on" or "off" (or true / false)')
         settings = {k: v for k, v in a.items() if k not in ("spec", "prompting", "limit")}
+        if isinstance(structured, bool):  # true / false mean on / off, as --structured takes them
+            settings["structured"] = "on" if structured else "off"
+        elif structured is not None and structured not in ("auto", "on", "off"):
+            r.fail("structured", f"unknown structured '{structured}'", '"auto", "on" or "off"')
         out.append(AgentEntry(spec, prompting, settings, limit))
     return out

@@ -284,6 +284,8 @@ def read_eb_log(path: Path) -> tuple[list[EbStep], str]:
                 continue
             try:
                 rec = json.loads(line.rstrip("\r\n"))
+            except RecursionError:
+                rec = None  # nested past the recursion limit: not a JSON object (refused below)
             except json.JSONDecodeError as exc:
                 raise _err(
                     f"{shown}:{lineno}:{exc.colno}",

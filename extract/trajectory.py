@@ -35,7 +35,7 @@ ID_RE = re.compile(r"[a-z][A-Za-z0-9_]*")
 
 def triple(values: Any) -> tuple[int, int, int]:
     """Three numbers as integers (x, y, z)."""
-    x, y, z = (int(v) for v in values)
+    x, y, z = (_int(v, "coordinate") for v in values)
     return x, y, z
 
 
@@ -248,6 +248,14 @@ def write_text_atomic(path: Path, text: str) -> None:
 # ---------------------------------------------------------------- reading
 
 
+def _json_line(line: str) -> object:
+    """One JSON line; arrays nested past Python's recursion limit are a malformed line too."""
+    try:
+        return json.loads(line.rstrip("\r\n"))
+    except RecursionError:
+        raise json.JSONDecodeError("arrays or objects nested too deep", line, 0) from None
+
+
 def _bad(where: str, what: str, expected: str, fix: str = "") -> MetalogicError:
     return MetalogicError([Problem(what, where=where, expected=expected, fix=fix)])
 
@@ -302,11 +310,12 @@ def load_trajectory(folder: str | Path) -> Trajectory:
             "a folder written by 'metalogic simulate' or 'metalogic import' (see docs/trajectories.md)",
             "point at a trajectory folder",
         ) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # not JSON, not UTF-8, a 5000-digit number, nested too deep
         line = getattr(exc, "lineno", 1)
+        why = "nested too deep" if isinstance(exc, RecursionError) else str(exc.args[0]).split(":")[0]
         raise _bad(
             f"{where}:{line}",
-            f"not valid JSON ({exc.args[0].split(':')[0]})",
+            f"not valid JSON ({why[:120]})",
             "the JSON object described in docs/trajectories.md",
         ) from None
     if not isinstance(meta, dict):
@@ -320,8 +329,13 @@ def load_trajectory(folder: str | Path) -> Trajectory:
     if scen not in SCENARIOS:
         raise _bad(where, f"unknown scenario '{scen}'", "one of " + ", ".join(SCENARIOS))
     size = _field(meta, "image_size", list, where, "[width, height] in pixels")
-    if len(size) != 2 or not all(isinstance(v, int) and v > 0 for v in size):
+    if len(size) != 2 or not all(type(v) is int and 0 < v <= 100_000 for v in size):
         raise _bad(where, f"field 'image_size' is wrong: found {size}", "[width, height] in pixels")
+    step = meta.get("step_mm")
+    if step is not None and not (type(step) is int and 0 < step < 2**31):
+        raise _bad(
+            where, f"field 'step_mm' is wrong: found {json.dumps(step)[:40]}", "a whole number of mm, above 0"
+        )
     objects = [_object(o, where) for o in meta.get("objects") or []]
     return Trajectory(
         id=tid,
@@ -354,13 +368,21 @@ def _object(o: Any, where: str) -> GtObject:
         ) from None
 
 
+def _int(v: Any, name: str) -> int:
+    """A number of a state as the facts take it: a whole number within the engines' 32-bit range."""
+    n = int(v)
+    if not -(2**31) < n < 2**31:
+        raise ValueError(f"{name} {str(v)[:30]}{'...' if len(str(v)) > 30 else ''} is out of range")
+    return n
+
+
 def _pose(d: Any, with_pitch: bool) -> Pose:
     return Pose(
-        int(d["x_mm"]),
-        int(d["y_mm"]),
-        int(d["z_mm"]),
-        int(d["yaw_deg"]),
-        int(d["pitch_deg"]) if with_pitch else 0,
+        _int(d["x_mm"], "x_mm"),
+        _int(d["y_mm"], "y_mm"),
+        _int(d["z_mm"], "z_mm"),
+        _int(d["yaw_deg"], "yaw_deg"),
+        _int(d["pitch_deg"], "pitch_deg") if with_pitch else 0,
     )
 
 
@@ -381,8 +403,8 @@ def _state(d: Any, expect: int) -> State:
             Box(
                 str(b["object"]),
                 str(b["class"]),
-                tuple(int(v) for v in b["box"]),  # type: ignore[arg-type]
-                int(b.get("pixels", 0)),
+                tuple(_int(v, "box") for v in b["box"]),  # type: ignore[arg-type]
+                _int(b.get("pixels", 0), "pixels"),
                 bool(b.get("truncated", False)),
                 bool(b.get("occluded", False)),
             )
@@ -443,7 +465,7 @@ def read_states(root: Path, traj: Trajectory | None = None) -> Iterator[State]:
             if not line.strip():
                 continue
             try:
-                st = _state(json.loads(line.rstrip("\r\n")), n)
+                st = _state(_json_line(line), n)
             except json.JSONDecodeError as exc:
                 raise _bad(
                     f"{where}:{lineno}:{exc.colno}",

@@ -113,7 +113,7 @@ class Rows:
     def json_object(self, column: str, value: Any) -> dict[str, Any]:
         try:
             obj = json.loads(self.text(column, value))
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or arrays nested past Python's recursion limit
             obj = None
         if not isinstance(obj, dict):
             raise self.damaged(column, value, "a JSON object")

@@ -11,6 +11,7 @@ import os
 import random
 from pathlib import Path
 
+from metalogic.agents.rundir import _read_meta
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path, read_facts
 from metalogic.engine.results import split_args
@@ -65,9 +66,7 @@ def split_run(
     random.Random(seed).shuffle(order)
     n_env = min(len(order) - 1, max(1, round(fraction * len(order))))
     env, deploy = sorted(order[:n_env]), sorted(order[n_env:])
-    meta = (
-        json.loads((root / "run.json").read_text(encoding="utf-8")) if (root / "run.json").is_file() else {}
-    )
+    meta = _read_meta(root)
     scene_root = str((root / str(meta.get("scene_root") or ".")).resolve())
     for out, part, other in ((outs[0], env, "environment"), (outs[1], deploy, "deployment")):
         keep = set(part)

@@ -8,13 +8,15 @@ stops after its body (or when the client hangs up), and the server shuts down wi
 
 from __future__ import annotations
 
+import gzip
 import http.server
 import json
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,7 @@ class Reply:
     content_type: str = "application/json"
     trickle_s: float = 0.0
     repeat: int = 1
+    headers: tuple[tuple[str, str], ...] = ()  # more headers, e.g. (("Content-Encoding", "gzip"),)
 
 
 def chat(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
@@ -46,6 +49,26 @@ def chat(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> R
         },
     }
     return Reply(json.dumps(body).encode())
+
+
+def compressed(reply: Reply, coding: str = "gzip") -> Reply:
+    """`reply` sent compressed: gzip, deflate (zlib-wrapped) or raw-deflate (sent as 'deflate')."""
+    bits = {"gzip": 31, "deflate": 15, "raw-deflate": -15}[coding]
+    z = zlib.compressobj(6, zlib.DEFLATED, bits)
+    body = z.compress(reply.body) + z.flush()
+    name = "deflate" if coding == "raw-deflate" else coding
+    return replace(reply, body=body, headers=(*reply.headers, ("Content-Encoding", name)))
+
+
+def gzip_bomb(mib: int, status: int = 200, layers: int = 1) -> Reply:
+    """A gzip body that expands to `mib` MiB of zero bytes (about mib/1000 MiB of it), compressed
+    `layers` times over (sent as Content-Encoding: gzip, gzip, ...)."""
+    z = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(2**20)
+    body = b"".join(z.compress(block) for _ in range(mib)) + z.flush()
+    for _ in range(layers - 1):
+        body = gzip.compress(body, 9)
+    return Reply(body, status=status, headers=(("Content-Encoding", ", ".join(["gzip"] * layers)),))
 
 
 # Bodies a careless or hostile server sends with HTTP 200.
@@ -95,6 +118,8 @@ def _handler(script: Script) -> type[http.server.BaseHTTPRequestHandler]:
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
             self.send_header("Content-Length", str(len(reply.body) * reply.repeat))
+            for key, value in reply.headers:
+                self.send_header(key, value)
             self.end_headers()
             if reply.repeat > 1:
                 try:
@@ -117,10 +142,19 @@ def _handler(script: Script) -> type[http.server.BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hung up mid-request (as metalogic does on a body it refuses) is no error."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 @contextmanager
 def hostile_server(script: Script) -> Iterator[str]:
     """Serve `script` on a free 127.0.0.1 port; yields the /v1 base URL."""
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(script))
+    server = _Server(("127.0.0.1", 0), _handler(script))
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()

@@ -180,3 +180,16 @@ def _known() -> str:
     from metalogic.engine import schema
 
     return ", ".join(sorted(schema.BY_KEY))
+
+
+def test_a_file_with_carriage_return_line_endings_is_refused_not_read_as_one_comment() -> None:
+    """'\\r'-only line endings made the whole file one comment line: 0 facts and exit status 0."""
+    write("f/a.lp", "% the questions\r" + Q1.replace("\n", "\r") + "answer(ag, q1, n).\r")
+    assert check_fails("f") == (
+        "error: f/a.lp:1:17: a fact after a carriage return inside a comment: the file ends its lines "
+        "with '\\r' alone (old Mac line endings), so the engines read the fact as comment text\n"
+        "  expected: lines ended by '\\n' (or '\\r\\n')\n"
+        "  fix: convert the line endings, e.g. tr '\\r' '\\n' < OLD > NEW\n"
+    )
+    write("g/a.lp", "% the questions\r\n" + Q1.replace("\n", "\r\n") + "answer(ag, q1, n).\r\n")
+    assert run_cli("check", "g")[0] == 0  # '\r\n' is a line ending like '\n'

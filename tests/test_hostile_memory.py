@@ -146,3 +146,11 @@ def test_rule_input_is_data_on_both_engines(engine: str) -> None:
     assert [
         r.card for r in rank_candidates([(1, 900_000, 500_000)], eta=500, k=3, floor=0, engine=engine)
     ] == [1]
+
+
+def test_provenance_nested_past_the_recursion_limit_is_one_clear_error(bank: Path) -> None:
+    plant(bank, "UPDATE cards SET provenance = ? WHERE id = 2", "[" * 100_000)
+    code, out, err = run_cli("memory", "list", "bank")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: bank/cards.sqlite: the memory bank is damaged: card 2 holds the text '[[[[")
+    assert err.endswith(f"in column provenance\n  expected: a JSON object in column provenance\n{FIX}")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -221,3 +222,97 @@ def test_a_frame_that_is_a_decompression_bomb_is_one_clear_error(tmp_path: Path)
     code, out, err = run_cli("report", str(run), "--out", str(tmp_path / "report"))
     assert code == 0, err
     assert "note: 1 of 1 frames could not be shown" in out
+
+
+@pytest.mark.parametrize(
+    ("blob", "what"),
+    [
+        (b"\xff\xfe{}", "'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
+        (b"[" * 100_000, "it nests arrays or objects too deep"),
+    ],
+)
+def test_a_run_json_that_is_not_json_is_one_clear_error(tmp_path: Path, blob: bytes, what: str) -> None:
+    run = write_run(tmp_path / "run")
+    (run / "run.json").write_bytes(blob)
+    code, _out, err = run_cli("ask", str(run), "--agent", "oracle", "--no-progress")
+    assert code == 2
+    assert err == (
+        f"error: {run / 'run.json'}: cannot read {run / 'run.json'}: {what}\n"
+        "  expected: the JSON file written by 'metalogic generate'\n"
+        "  fix: re-run 'metalogic generate' to rewrite it\n"
+    )
+
+
+def test_a_scene_root_at_the_top_of_the_file_system_opens_nothing(tmp_path: Path) -> None:
+    """run.json is data: scene_root = "/" once made every file on the machine 'inside the scene root'."""
+    run = write_run(tmp_path / "run", queries=ONE, frames=True)
+    (run / "run.json").write_text(json.dumps({"scene_root": "/", "seed": 0}))
+    photo = tmp_path / "private" / "photo.png"
+    photo.parent.mkdir()
+    Image.new("RGB", (32, 24), (1, 2, 3)).save(photo)
+    with_frame(run, str(photo))
+    code, out, err = ask_images(run, script := Script())
+    assert (code, out) == (2, "")
+    assert err == (
+        f"error: {display_path(run / 'scene.lp')}:8:1: the frame of trajectory hall, state 0 "
+        f"({str(photo)!r}) lies outside the run's folders: it is {photo}\n"
+        "  expected: frame files inside a trajectory folder, also after following symbolic links (the scene "
+        "root / that run.json names is the file system's root or holds the home folder, so it opens "
+        "nothing)\n"
+        "  fix: correct the frame/3 fact, or copy the frame into its trajectory folder\n"
+    )
+    assert script.requests == []
+
+
+def _a_trajectory(tmp_path: Path) -> Path:
+    src = tmp_path / "shots"
+    src.mkdir()
+    for i in range(2):
+        Image.new("RGB", (64, 48), (40 * i, 80, 120)).save(src / f"f{i}.png")
+    assert run_cli("import", "frames", str(src), "--out", str(tmp_path / "traj"), "--id", "walk")[0] == 0
+    return tmp_path / "traj" / "walk"
+
+
+@pytest.mark.parametrize(
+    ("file", "damage", "what"),
+    [
+        (
+            "states.jsonl",
+            lambda t: "[" * 100_000 + "\n",
+            "states.jsonl:1:1: malformed line: arrays or objects nested too deep",
+        ),
+        (
+            "states.jsonl",
+            lambda t: t.replace(
+                '"action":null}',
+                '"action":null,"pose":{"x_mm":' + "9" * 400 + ',"y_mm":0,"z_mm":0,"yaw_deg":0}}',
+                1,
+            ),
+            "states.jsonl:1: malformed state: x_mm 999999999999999999999999999999... is out of range",
+        ),
+        ("trajectory.json", lambda t: "[" * 100_000, "trajectory.json:1: not valid JSON (nested too deep)"),
+        (
+            "trajectory.json",
+            lambda t: '{"id": ' + "9" * 5000 + "}",
+            "trajectory.json:1: not valid JSON (Exceeds the limit (4300 digits) for integer string "
+            "conversion)",
+        ),
+    ],
+    ids=["nested-state", "huge-number", "nested-meta", "huge-meta"],
+)
+def test_a_damaged_trajectory_is_one_clear_error_before_extract_writes(
+    tmp_path: Path, file: str, damage: Any, what: str
+) -> None:
+    folder = _a_trajectory(tmp_path)
+    path = folder / file
+    before = path.read_text()
+    path.write_text(damage(before))
+    assert path.read_text() != before
+    code, _out, err = run_cli(
+        "extract", str(tmp_path / "traj"), "--detector", "gt", "--out", str(tmp_path / "f")
+    )
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(f"error: {display_path(folder / what.split(':')[0])}:{what.split(':', 1)[1]}\n"), (
+        err
+    )
+    assert not (tmp_path / "f" / "walk.lp").exists()

@@ -14,7 +14,17 @@ import pytest
 
 from helpers import run_cli
 from helpers_agents import read_answers, write_run
-from helpers_hostile import HTML, NO_CHOICES, NOT_JSON, Reply, Script, chat, hostile_server
+from helpers_hostile import (
+    HTML,
+    NO_CHOICES,
+    NOT_JSON,
+    Reply,
+    Script,
+    chat,
+    compressed,
+    gzip_bomb,
+    hostile_server,
+)
 from metalogic.agents.store import clean_raw
 from metalogic.engine.facts import read_facts
 from metalogic.engine.terms import Fun, Str, parse_term
@@ -247,3 +257,112 @@ def _only_key(cache: Path) -> str:
     with sqlite3.connect(cache) as db:
         (key,) = db.execute("SELECT key FROM replies").fetchone()
     return str(key)
+
+
+def _peak_mib(run: Path, url: str, cache: Path | None, *extra: str) -> tuple[int, str, float]:
+    """ask, with the most memory Python held meanwhile (MiB; the server thread's included), measured
+    after a first ask has imported everything an ask needs."""
+    import tracemalloc
+
+    warm = write_run(run.parent / "warm", queries=ONE)
+    with hostile_server(Script()) as good:
+        assert ask(warm, good, None)[0] == 0
+    tracemalloc.start()
+    try:
+        code, _out, err = ask(run, url, cache, *extra)
+        peak = tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+    return code, err, peak
+
+
+def test_a_gzip_bomb_is_refused_in_bounded_memory(tmp_path: Path) -> None:
+    """256 MiB of zeros in a gzip body gzipped again (a few KB), with HTTP 200: refused after 4 MiB of
+    output, not decoded whole, layer by layer, first."""
+    run = write_run(tmp_path / "run", queries=ONE)
+    with hostile_server(Script(default=gzip_bomb(256, layers=2))) as url:
+        code, err, peak = _peak_mib(run, url, tmp_path / "c.sqlite3", "--retries", "0")
+    assert peak < 24, peak
+    assert code == 2
+    assert (
+        "first: q1: gave up after 1 attempts: the server's reply body passed 4 MiB; a chat completion is "
+        in err
+    )
+
+
+def test_an_error_reply_is_read_only_to_its_first_64_kib(tmp_path: Path) -> None:
+    """HTTP 500 with a 100 MiB body, and with a gzip bomb: the openai SDK reads an error body whole,
+    so the transport cuts it off first; its start is the message."""
+    run = write_run(tmp_path / "run", queries=ONE)
+    huge = Reply(b"A" * 2**16, status=500, content_type="text/plain", repeat=1600)
+    start = time.monotonic()
+    with hostile_server(Script(default=huge)) as url:
+        code, err, peak = _peak_mib(run, url, None, "--retries", "0")
+    assert peak < 24, peak
+    assert code == 2 and time.monotonic() - start < 20
+    assert f"first: q1: gave up after 1 attempts: HTTP 500: Error code: 500: '{'A' * 120}'...\n" in err
+    with hostile_server(Script(default=gzip_bomb(256, status=500))) as url:
+        code, err, peak = _peak_mib(run, url, None, "--retries", "0")
+    assert peak < 24, peak
+    assert code == 2 and "first: q1: gave up after 1 attempts: HTTP 500: Error code: 500: '\\x00" in err
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "raw-deflate"])
+def test_a_compressed_reply_is_read(tmp_path: Path, coding: str) -> None:
+    run = write_run(tmp_path / "run", queries=ONE)
+    with hostile_server(Script(default=compressed(chat('{"answer": "farther_right"}'), coding))) as url:
+        code, _out, err = ask(run, url, None)
+    assert code == 0, err
+    assert read_answers(run / "answers" / "openai_m.lp") == {"q1": "farther_right"}
+
+
+def test_a_reply_in_an_unknown_encoding_is_a_transient_failure(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", queries=ONE)
+    brotli = Reply(b"\x1b\x03\x00\xf8garbage", headers=(("Content-Encoding", "br"),))
+    bad_gzip = Reply(b"\x1f\x8b\x08\x00not gzip at all", headers=(("Content-Encoding", "gzip"),))
+    script = Script([brotli, bad_gzip], default=chat('{"answer": "nearer_left"}'))
+    with hostile_server(script) as url:
+        code, _out, err = ask(run, url, None, "--retries", "2")
+    assert code == 0, err
+    assert read_answers(run / "answers" / "openai_m.lp") == {"q1": "nearer_left"}
+    assert [r["attempts"] for r in journal(run)] == [3]
+    with hostile_server(Script(default=brotli)) as url:
+        code, _out, err = ask(run, url, None, "--retries", "0", "--restart")
+    assert code == 2
+    assert (
+        "first: q1: gave up after 1 attempts: the server sent its reply in the content encoding 'br', which "
+        "is not read (gzip and deflate are)\n"
+    ) in err
+
+
+def test_a_cache_entry_longer_than_any_reply_body_is_damaged(tmp_path: Path) -> None:
+    run, cache = write_run(tmp_path / "run", queries=ONE), tmp_path / "cache.sqlite3"
+    with hostile_server(Script()) as url:
+        assert ask(run, url, cache)[0] == 0
+        with sqlite3.connect(cache) as db:
+            db.execute("UPDATE replies SET reply = ?", ("x" * (4 * 2**20 + 1),))
+        code, _out, err = ask(run, url, cache, "--restart")
+    assert code == 2
+    assert err.startswith(
+        f"error: {cache}: the reply cache is damaged: the entry {_only_key(cache)[:12]}... holds a reply of "
+        "more than 4,194,304 characters (a reply body is read only up to 4 MiB)\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"[" * 100_000, b'{"qid": "q1", "raw": "\xff\xfe"}', b'{"qid": "q1", "latency_s": NaN}'],
+    ids=["nested", "not-utf8", "nan"],
+)
+def test_a_damaged_journal_line_is_asked_again(tmp_path: Path, line: bytes) -> None:
+    """A journal line nested past the recursion limit, or not UTF-8, once stopped every later ask of
+    the run with a traceback; now the line is not an answer and its question is asked again."""
+    run = write_run(tmp_path / "run", queries=THREE)
+    with hostile_server(script := Script()) as url:
+        assert ask(run, url, None)[0] == 0
+        path = run / "answers" / "openai_m.jsonl"
+        lines = path.read_bytes().split(b"\n")
+        path.write_bytes(b"\n".join([lines[0], line, *lines[2:]]))  # the first answer is replaced
+        code, out, err = ask(run, url, None)
+    assert code == 0, err
+    assert "1 to ask of 3 questions (2 answered before)" in out and len(script.requests) == 4
