@@ -61,41 +61,31 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
     )
 
 
-def set_frame(res: CheckResult) -> pl.DataFrame:
-    """Scores per kind of evidence (MR set): the rows the headline score is chosen from."""
-    rows = [
-        {"agent": a, "sc": sc, "set": k, "cases": n, "violations": v, "score": (1 - v / n) if n else None}
-        for a, sc, k, n, v in res.rows.scores_set
-    ]
+def _counts_frame(rows: Sequence[tuple[str, str, str, int, int]], key: str) -> pl.DataFrame:
+    """Rows of (agent, sc, key, cases, violations) with their score, for a grouping named key."""
     return pl.DataFrame(
-        rows,
+        [
+            {"agent": a, "sc": sc, key: k, "cases": n, "violations": v, "score": (1 - v / n) if n else None}
+            for a, sc, k, n, v in rows
+        ],
         schema={
             "agent": pl.Utf8,
             "sc": pl.Utf8,
-            "set": pl.Utf8,
+            key: pl.Utf8,
             "cases": pl.Int64,
             "violations": pl.Int64,
             "score": pl.Float64,
         },
     )
+
+
+def set_frame(res: CheckResult) -> pl.DataFrame:
+    """Scores per kind of evidence (MR set): the rows the headline score is chosen from."""
+    return _counts_frame(res.rows.scores_set, "set")
 
 
 def mr_frame(res: CheckResult) -> pl.DataFrame:
-    rows = [
-        {"agent": a, "sc": sc, "mr": mr, "cases": n, "violations": v, "score": (1 - v / n) if n else None}
-        for a, sc, mr, n, v in res.rows.scores_mr
-    ]
-    return pl.DataFrame(
-        rows,
-        schema={
-            "agent": pl.Utf8,
-            "sc": pl.Utf8,
-            "mr": pl.Utf8,
-            "cases": pl.Int64,
-            "violations": pl.Int64,
-            "score": pl.Float64,
-        },
-    )
+    return _counts_frame(res.rows.scores_mr, "mr")
 
 
 def violations_frame(res: CheckResult) -> pl.DataFrame:
