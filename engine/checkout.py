@@ -58,6 +58,17 @@ COLUMNS: dict[str, dict[str, Any]] = {
         "score": pl.Float64,
         "ci_low": pl.Float64,
         "ci_high": pl.Float64,
+        "evidence": pl.Utf8,
+        "pooled_cases": pl.Int64,
+        "pooled_violations": pl.Int64,
+        "pooled_score": pl.Float64,
+    },
+    "scores_by_set": {
+        "agent": pl.Utf8,
+        "sc": pl.Utf8,
+        "set": pl.Utf8,
+        "cases": pl.Int64,
+        "violations": pl.Int64,
     },
     "scores_by_mr": {
         "agent": pl.Utf8,
@@ -639,6 +650,14 @@ def rows_from_tables(frames: Mapping[str, pl.DataFrame]) -> Rows:
             rows.scores.append((r["agent"], r["sc"], r["cases"], r["violations"]))
             if r["invalid"]:
                 rows.invalid[(r["agent"], r["sc"])] = r["invalid"]
+            rows.pooled[(r["agent"], r["sc"])] = (r["pooled_cases"], r["pooled_violations"])
+            if r["evidence"] is not None:
+                rows.score_from[(r["agent"], r["sc"])] = r["evidence"]
+    if "scores_by_set" in frames:
+        rows.scores_set = [
+            (r["agent"], r["sc"], r["set"], r["cases"], r["violations"])
+            for r in frames["scores_by_set"].iter_rows(named=True)
+        ]
     if "scores_by_mr" in frames:
         rows.scores_mr = [
             (r["agent"], r["sc"], r["mr"], r["cases"], r["violations"])
