@@ -64,6 +64,12 @@ def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
                 expected="one of " + ", ".join(rules.params),
                 fix=did_you_mean(name, list(rules.params)) or "run 'metalogic mrs' to list the parameters",
             )
+        if name in out:
+            raise MetalogicError.single(
+                f"parameter {name} is set twice",
+                expected="each parameter at most once",
+                fix=f"keep one -c {name}=VALUE",
+            )
         p = rules.params[name]
         # Plain decimals only: an exponent (1e99999999999, 1e-99999999999) would overflow the
         # arithmetic or round to 0 without a word.

@@ -130,6 +130,15 @@ def list_fact_files(folder: str | Path) -> tuple[Path, list[Path]]:
         for p in root.rglob("*.lp")
         if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
+    inside = root.resolve()
+    for p in files:
+        target = p.resolve()
+        if not target.is_relative_to(inside):
+            raise MetalogicError.single(
+                f"facts file '{p}' is a link to '{target}', outside the facts folder",
+                expected="facts files that lie inside the folder being read, also after following links",
+                fix="copy the file into the folder instead of linking to it, or name that file itself",
+            )
     if not files:
         raise MetalogicError.single(
             f"no facts files (*.lp) under '{folder}'",

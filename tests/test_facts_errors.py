@@ -441,6 +441,15 @@ def test_bad_settings(setting: str, expected: str) -> None:
     assert fails("check", str(ROOT / "examples" / "facts"), "-c", setting) == expected
 
 
+def test_a_parameter_set_twice_is_refused() -> None:
+    """Two -c values for one parameter: which one was meant is not for the check to guess."""
+    assert fails("check", str(ROOT / "examples" / "facts"), "-c", "eps=0.1", "-c", "eps=0.2") == (
+        "error: parameter eps is set twice\n"
+        "  expected: each parameter at most once\n"
+        "  fix: keep one -c eps=VALUE\n"
+    )
+
+
 def test_unknown_agent_suggests_the_closest_one() -> None:
     examples = str(ROOT / "examples" / "facts")
     assert (

@@ -316,3 +316,27 @@ def test_a_damaged_trajectory_is_one_clear_error_before_extract_writes(
         err
     )
     assert not (tmp_path / "f" / "walk.lp").exists()
+
+
+def test_a_facts_file_linking_outside_its_folder_is_refused_unread(tmp_path: Path) -> None:
+    """A facts file that is a link to a file elsewhere (a system file, say) is one error, and no line
+    of the target is read or shown."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:secret line\n")
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    (facts / "ok.lp").write_text("state(t, 0).\n")
+    (facts / "evil.lp").symlink_to(secret)
+    code, out, err = run_cli("check", str(facts))
+    assert code == 2, out
+    assert err == (
+        f"error: facts file '{facts / 'evil.lp'}' is a link to '{secret}', outside the facts folder\n"
+        "  expected: facts files that lie inside the folder being read, also after following links\n"
+        "  fix: copy the file into the folder instead of linking to it, or name that file itself\n"
+    )
+    assert "secret line" not in out + err
+    inner = facts / "inner.lp"
+    inner.symlink_to(facts / "ok.lp")  # a link that stays inside the folder is fine
+    (facts / "evil.lp").unlink()
+    code, _, err = run_cli("check", str(facts))
+    assert "outside the facts folder" not in err
