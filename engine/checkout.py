@@ -37,6 +37,7 @@ from metalogic import __version__
 from metalogic.engine.check import CheckResult
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.results import Rows, label
+from metalogic.engine.tables import SCHEMAS
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
 
@@ -48,62 +49,7 @@ _WANTED = ("answer(", "raw_reply(", "query(", "form(", "frame(", "detection(", "
 
 # The columns each table must have for report and compare (more columns are fine).
 COLUMNS: dict[str, dict[str, Any]] = {
-    "scores": {
-        "agent": pl.Utf8,
-        "sc": pl.Utf8,
-        "capability": pl.Utf8,
-        "cases": pl.Int64,
-        "violations": pl.Int64,
-        "invalid": pl.Int64,
-        "score": pl.Float64,
-        "ci_low": pl.Float64,
-        "ci_high": pl.Float64,
-        "evidence": pl.Utf8,
-        "pooled_cases": pl.Int64,
-        "pooled_violations": pl.Int64,
-        "pooled_score": pl.Float64,
-    },
-    "scores_by_set": {
-        "agent": pl.Utf8,
-        "sc": pl.Utf8,
-        "set": pl.Utf8,
-        "cases": pl.Int64,
-        "violations": pl.Int64,
-    },
-    "scores_by_mr": {
-        "agent": pl.Utf8,
-        "sc": pl.Utf8,
-        "mr": pl.Utf8,
-        "cases": pl.Int64,
-        "violations": pl.Int64,
-    },
-    "violations": {
-        "agent": pl.Utf8,
-        "case": pl.Utf8,
-        "mr": pl.Utf8,
-        "sc": pl.Utf8,
-        "reason": pl.Utf8,
-        "trajectory": pl.Utf8,
-        "facts": pl.List(pl.Utf8),
-    },
-    "trajectories": {"agent": pl.Utf8, "trajectory": pl.Utf8, "cases": pl.Int64, "violations": pl.Int64},
-    "objects": {
-        "agent": pl.Utf8,
-        "trajectory": pl.Utf8,
-        "object": pl.Utf8,
-        "cases": pl.Int64,
-        "violations": pl.Int64,
-    },
-    "error_rates": {
-        "agent": pl.Utf8,
-        "cases": pl.Int64,
-        "violations": pl.Int64,
-        "error_rate": pl.Float64,
-        "trajectories": pl.Int64,
-        "errors_per_trajectory": pl.Float64,
-        "objects": pl.Int64,
-        "errors_per_object": pl.Float64,
-    },
+    **SCHEMAS,  # the result tables, as engine/tables.py writes them
     "answers": {
         "agent": pl.Utf8,
         "query": pl.Utf8,

@@ -153,16 +153,7 @@ def read_facts(folder: str | Path, *, keep: Callable[[str], bool] | None = None)
     problems found; returns the facts otherwise. `keep` may drop facts by their text."""
     root, files = list_fact_files(folder)
     fs = FactSet(root=root, files=files)
-    problems: list[Problem] = []
-    more = 0
-    for path in files:
-        for problem in _read_file(path, fs, keep):
-            if len(problems) < MAX_PROBLEMS:
-                problems.append(problem)
-            else:
-                more += 1
-    if problems:
-        raise MetalogicError(problems, more)
+    _raise_problems(p for path in files for p in _read_file(path, fs, keep))
     return fs
 
 
@@ -171,18 +162,25 @@ def facts_from_text(parts: Mapping[str, str], root: str = "<memory>") -> FactSet
     exactly as read_facts checks files; nothing is written to disk. The FactSet has no files, so
     problems are located by the names given."""
     fs = FactSet(root=Path(root), files=[])
+    _raise_problems(
+        p
+        for name, body in parts.items()
+        for p in _read_lines(raw_lines(io.BytesIO(body.encode("utf-8"))), name, fs, None)
+    )
+    return fs
+
+
+def _raise_problems(found: Iterable[Problem]) -> None:
+    """Raise the first MAX_PROBLEMS problems (and how many more there were), if there are any."""
     problems: list[Problem] = []
     more = 0
-    for name, body in parts.items():
-        lines = raw_lines(io.BytesIO(body.encode("utf-8")))
-        for problem in _read_lines(lines, name, fs, None):
-            if len(problems) < MAX_PROBLEMS:
-                problems.append(problem)
-            else:
-                more += 1
+    for problem in found:
+        if len(problems) < MAX_PROBLEMS:
+            problems.append(problem)
+        else:
+            more += 1
     if problems:
         raise MetalogicError(problems, more)
-    return fs
 
 
 def _read_file(path: Path, fs: FactSet, keep: Callable[[str], bool] | None) -> Iterable[Problem]:

@@ -8,6 +8,7 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -17,6 +18,57 @@ from metalogic.engine.results import first_arg, label, split_args
 from metalogic.engine.vocab import CAPABILITY_NAMES
 
 FORMATS = ("csv", "json", "parquet")
+
+
+# The columns and types of every result table, once: the frames below are built with them, and
+# engine/checkout.py reads the tables back against them.
+COUNTS = {"agent": pl.Utf8, "sc": pl.Utf8, "cases": pl.Int64, "violations": pl.Int64, "score": pl.Float64}
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "scores": {
+        "agent": pl.Utf8,
+        "sc": pl.Utf8,
+        "capability": pl.Utf8,
+        "cases": pl.Int64,
+        "violations": pl.Int64,
+        "invalid": pl.Int64,
+        "score": pl.Float64,
+        "ci_low": pl.Float64,
+        "ci_high": pl.Float64,
+        "evidence": pl.Utf8,
+        "pooled_cases": pl.Int64,
+        "pooled_violations": pl.Int64,
+        "pooled_score": pl.Float64,
+    },
+    "scores_by_set": {"agent": pl.Utf8, "sc": pl.Utf8, "set": pl.Utf8, **COUNTS},
+    "scores_by_mr": {"agent": pl.Utf8, "sc": pl.Utf8, "mr": pl.Utf8, **COUNTS},
+    "violations": {
+        "agent": pl.Utf8,
+        "case": pl.Utf8,
+        "mr": pl.Utf8,
+        "sc": pl.Utf8,
+        "reason": pl.Utf8,
+        "trajectory": pl.Utf8,
+        "facts": pl.List(pl.Utf8),
+    },
+    "trajectories": {"agent": pl.Utf8, "trajectory": pl.Utf8, "cases": pl.Int64, "violations": pl.Int64},
+    "objects": {
+        "agent": pl.Utf8,
+        "trajectory": pl.Utf8,
+        "object": pl.Utf8,
+        "cases": pl.Int64,
+        "violations": pl.Int64,
+    },
+    "error_rates": {
+        "agent": pl.Utf8,
+        "cases": pl.Int64,
+        "violations": pl.Int64,
+        "error_rate": pl.Float64,
+        "trajectories": pl.Int64,
+        "errors_per_trajectory": pl.Float64,
+        "objects": pl.Int64,
+        "errors_per_object": pl.Float64,
+    },
+}
 
 
 def scores_frame(res: CheckResult) -> pl.DataFrame:
@@ -43,49 +95,28 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
         )
     return pl.DataFrame(
         rows,
-        schema={
-            "agent": pl.Utf8,
-            "sc": pl.Utf8,
-            "capability": pl.Utf8,
-            "cases": pl.Int64,
-            "violations": pl.Int64,
-            "invalid": pl.Int64,
-            "score": pl.Float64,
-            "ci_low": pl.Float64,
-            "ci_high": pl.Float64,
-            "evidence": pl.Utf8,
-            "pooled_cases": pl.Int64,
-            "pooled_violations": pl.Int64,
-            "pooled_score": pl.Float64,
-        },
+        schema=SCHEMAS["scores"],
     )
 
 
-def _counts_frame(rows: Sequence[tuple[str, str, str, int, int]], key: str) -> pl.DataFrame:
+def _counts_frame(rows: Sequence[tuple[str, str, str, int, int]], key: str, table: str) -> pl.DataFrame:
     """Rows of (agent, sc, key, cases, violations) with their score, for a grouping named key."""
     return pl.DataFrame(
         [
             {"agent": a, "sc": sc, key: k, "cases": n, "violations": v, "score": (1 - v / n) if n else None}
             for a, sc, k, n, v in rows
         ],
-        schema={
-            "agent": pl.Utf8,
-            "sc": pl.Utf8,
-            key: pl.Utf8,
-            "cases": pl.Int64,
-            "violations": pl.Int64,
-            "score": pl.Float64,
-        },
+        schema=SCHEMAS[table],
     )
 
 
 def set_frame(res: CheckResult) -> pl.DataFrame:
     """Scores per kind of evidence (MR set): the rows the headline score is chosen from."""
-    return _counts_frame(res.rows.scores_set, "set")
+    return _counts_frame(res.rows.scores_set, "set", "scores_by_set")
 
 
 def mr_frame(res: CheckResult) -> pl.DataFrame:
-    return _counts_frame(res.rows.scores_mr, "mr")
+    return _counts_frame(res.rows.scores_mr, "mr", "scores_by_mr")
 
 
 def violations_frame(res: CheckResult) -> pl.DataFrame:
@@ -107,15 +138,7 @@ def violations_frame(res: CheckResult) -> pl.DataFrame:
         )
     return pl.DataFrame(
         rows,
-        schema={
-            "agent": pl.Utf8,
-            "case": pl.Utf8,
-            "mr": pl.Utf8,
-            "sc": pl.Utf8,
-            "reason": pl.Utf8,
-            "trajectory": pl.Utf8,
-            "facts": pl.List(pl.Utf8),
-        },
+        schema=SCHEMAS["violations"],
     )
 
 
@@ -123,9 +146,7 @@ def trajectory_frame(res: CheckResult) -> pl.DataFrame:
     rows = [
         {"agent": a, "trajectory": t, "cases": n, "violations": v} for a, t, n, v in res.rows.by_trajectory
     ]
-    return pl.DataFrame(
-        rows, schema={"agent": pl.Utf8, "trajectory": pl.Utf8, "cases": pl.Int64, "violations": pl.Int64}
-    )
+    return pl.DataFrame(rows, schema=SCHEMAS["trajectories"])
 
 
 def object_frame(res: CheckResult) -> pl.DataFrame:
@@ -135,13 +156,7 @@ def object_frame(res: CheckResult) -> pl.DataFrame:
     ]
     return pl.DataFrame(
         rows,
-        schema={
-            "agent": pl.Utf8,
-            "trajectory": pl.Utf8,
-            "object": pl.Utf8,
-            "cases": pl.Int64,
-            "violations": pl.Int64,
-        },
+        schema=SCHEMAS["objects"],
     )
 
 
@@ -169,16 +184,7 @@ def error_rates(res: CheckResult) -> pl.DataFrame:
         )
     return pl.DataFrame(
         rows,
-        schema={
-            "agent": pl.Utf8,
-            "cases": pl.Int64,
-            "violations": pl.Int64,
-            "error_rate": pl.Float64,
-            "trajectories": pl.Int64,
-            "errors_per_trajectory": pl.Float64,
-            "objects": pl.Int64,
-            "errors_per_object": pl.Float64,
-        },
+        schema=SCHEMAS["error_rates"],
     )
 
 
