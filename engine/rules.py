@@ -9,6 +9,7 @@ MR files both define, and (for user files) a predicate that nothing defines (usu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -187,7 +188,9 @@ def _clingo_declarations(lp: Path) -> tuple[dict[str, list[list[str | int]]], li
     for sym in ctl.symbolic_atoms:
         name = sym.symbol.name
         if name in ("mr", "mr_name", "mr_law", "mr_serves", "mr_set", "param_default", "param_scale"):
-            decl.setdefault(name, []).append([_py(a) for a in sym.symbol.arguments])
+            # A set's name as written (a string keeps its quotes), so that only a plain name passes.
+            as_written = name == "mr_set"
+            decl.setdefault(name, []).append([str(a) if as_written else _py(a) for a in sym.symbol.arguments])
     return decl, []
 
 
@@ -273,6 +276,18 @@ def _metadata(
                     where=where,
                     expected="one of " + ", ".join(CAPABILITIES),
                     fix=did_you_mean(sc, CAPABILITIES) or "use a capability id such as sc2a",
+                )
+            )
+    for name in sets:
+        # A set is named like an MR id: the headline orders sets by name on both engines, and
+        # they order plain lower-case atoms alike (strings or numbers they would not).
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+            problems.append(
+                Problem(
+                    f"MR {mid} names its set {name}",
+                    where=where,
+                    expected="a lower-case name such as mine or my_checks",
+                    fix=f"write mr_set({mid}, NAME) with a plain name",
                 )
             )
     if problems:

@@ -599,6 +599,30 @@ error: cap/height.lp: MR height serves unknown capability 'sc2aa'
     )
 
 
+def test_a_set_that_is_not_a_plain_name() -> None:
+    """The headline orders kinds of evidence by name on both engines, which agree only on plain
+    lower-case names."""
+    decl = 'mr_serves(height, sc2a).\nmr_set(height, "Mine").'
+    lp = HEIGHT_LP.replace("mr_serves(height, sc2a).", decl)
+    pl = HEIGHT_PL.replace("mr_serves(height, sc2a).", decl)
+    assert (
+        fails("check", "facts", "--rules", rules("setname", lp=lp, pl=pl))
+        == """\
+error: setname/height.lp: MR height names its set "Mine"
+  expected: a lower-case name such as mine or my_checks
+  fix: write mr_set(height, NAME) with a plain name
+"""
+    )
+    good = "mr_serves(height, sc2a).\nmr_set(height, mine)."
+    ok = rules(
+        "setok",
+        lp=HEIGHT_LP.replace("mr_serves(height, sc2a).", good),
+        pl=HEIGHT_PL.replace("mr_serves(height, sc2a).", good),
+    )
+    code, _out, err = run_cli("mrs", "--rules", ok)
+    assert code == 0, err
+
+
 def test_helper_predicate_clash_between_two_user_mrs() -> None:
     other_lp = HEIGHT_LP.replace("height", "tall").replace("tall_up", "height_up")
     other_pl = HEIGHT_PL.replace("height", "tall").replace("tall_up", "height_up")
