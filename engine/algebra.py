@@ -6,10 +6,7 @@ Prolog tables entry by entry.
 
 from __future__ import annotations
 
-import clingo
-
-from metalogic.engine.backends import _LOCK, prolog
-from metalogic.engine.rules import SHARED_TABLES
+from metalogic.engine.session import Session
 from metalogic.logic import CORE_DIR
 
 CALCULI = ("exact", "band", "star")
@@ -30,32 +27,15 @@ TABLES = {
 
 
 def clingo_tables() -> dict[str, set[str]]:
-    ctl = clingo.Control(["--warn=none"])
-    ctl.load(str(SHARED_TABLES))
-    ctl.load(str(CORE_DIR / "algebra.lp"))
-    ctl.add("base", [], "".join(f"#show {n}/{a}.\n" for n, a in TABLES.items()))
-    ctl.ground([("base", [])])
-    out: dict[str, set[str]] = {n: set() for n in TABLES}
-
-    def on_model(m: clingo.Model) -> None:
-        for s in m.symbols(shown=True):
-            out[s.name].add(str(s))
-
-    ctl.solve(on_model=on_model)
-    return out
+    return _tables(Session("clingo").load(CORE_DIR / "algebra.lp").show(*TABLES.items()))
 
 
 def prolog_tables() -> dict[str, set[str]]:
-    out: dict[str, set[str]] = {}
-    with _LOCK:
-        pl = prolog()
-        pl.use_rules([CORE_DIR / "algebra.pl"])
-        for name, arity in TABLES.items():
-            args = ", ".join(f"A{i}" for i in range(arity))
-            goal = f"{name}({args})"
-            res = pl._call(f"ml_query_lines({goal}, {goal}, L)")
-            out[name] = {x.decode() if isinstance(x, bytes) else str(x) for x in res[0]["L"]}
-    return out
+    return _tables(Session("prolog").load(CORE_DIR / "algebra.pl"))
+
+
+def _tables(session: Session) -> dict[str, set[str]]:
+    return {name: session.rows(name, arity) for name, arity in TABLES.items()}
 
 
 def tables(engine: str = "clingo") -> dict[str, set[str]]:

@@ -22,8 +22,8 @@ from pathlib import Path
 
 import clingo
 
-from metalogic.engine.errors import MetalogicError, Problem
-from metalogic.engine.rules import MR, SHARED_TABLES, RuleSet, _Log, clingo_problems
+from metalogic.engine.rules import MR, RuleSet
+from metalogic.engine.session import Session
 from metalogic.engine.truth import TRUTH_DIR
 from metalogic.logic import CORE_DIR, LOGIC_DIR
 
@@ -143,27 +143,10 @@ class AuditReport:
         return all(v.ok for v in self.verdicts)
 
 
-def _ground(files: Sequence[Path], program: str, consts: dict[str, int] | None = None) -> clingo.Control:
-    log = _Log()
-    args = ["--warn=none"] + [f"-c{k}={v}" for k, v in (consts or {}).items()]
-    ctl = clingo.Control(args, logger=log, message_limit=20)
-    ctl.load(str(SHARED_TABLES))
-    for f in files:
-        ctl.load(str(f))
-    ctl.add("base", [], program)
-    try:
-        ctl.ground([("base", [])])
-    except RuntimeError:
-        raise MetalogicError(
-            clingo_problems(log) or [Problem("clingo failed on the audit program")]
-        ) from None
-    return ctl
-
-
-def _shown(ctl: clingo.Control) -> list[clingo.Symbol]:
-    out: list[clingo.Symbol] = []
-    ctl.solve(on_model=lambda m: out.extend(m.symbols(shown=True)))
-    return out
+def _ground(files: Sequence[Path], program: str, consts: dict[str, int] | None = None) -> Session:
+    """An audit program: the tables, `files` and `program`, with -c constants (bounds, samples)."""
+    session = Session("clingo", consts=consts, failure="clingo failed on the audit program")
+    return session.load(*files).add(program).ground()
 
 
 # --- (a) soundness ------------------------------------------------------------------------------
@@ -226,12 +209,12 @@ def soundness(
         *[m.lp for m in loaded],
         AUDIT_DIR / "sound.lp",
     ]
-    ctl = _ground(
+    session = _ground(
         files,
         "trajectory(W, household) :- audit_world(W).\n" + foreign + COUNT_CASES + SHOW_FLAGGED + SHOW_QUERIES,
         {"bound": b},
     )
-    symbols = _shown(ctl)
+    symbols = session.symbols()
     secs = time.perf_counter() - t0
     cases = {
         (str(s.arguments[0]), str(s.arguments[1])): s.arguments[2].number
@@ -370,8 +353,8 @@ def completeness(rules: RuleSet, family: Family, sample: int = COMPLETENESS_SAMP
         "#show form(Q, F) : audit_bad(W), query_traj(Q, W), form(Q, F).\n"
         "#show answer(A, Q, V) : audit_bad(W), query_traj(Q, W), answer(A, Q, V).\n"
     )
-    ctl = _ground(files, "trajectory(W, household) :- audit_world(W).\n" + shows, {"sample": sample})
-    symbols = _shown(ctl)
+    session = _ground(files, "trajectory(W, household) :- audit_world(W).\n" + shows, {"sample": sample})
+    symbols = session.symbols()
     secs = time.perf_counter() - t0
     survives: dict[tuple[str, str], clingo.Symbol] = {}
     for s in symbols:
@@ -432,7 +415,7 @@ def tightness(reach: int = 3, algebra: Path = CORE_DIR / "algebra.lp") -> list[V
             ("move_compose", 3),
         )
     )
-    syms = _shown(_ground(files, shows, {"reach": reach}))
+    syms = _ground(files, shows, {"reach": reach}).symbols()
     secs = time.perf_counter() - t0
     by: dict[str, list[clingo.Symbol]] = {}
     for s in syms:
@@ -577,15 +560,10 @@ def _witness_search(
     shows = "#show answer/3.\n#show query/2.\n#show form/2.\n#show violation/5.\n#show audit_other/1.\n"
     if world is None:
         files = [*CHECK_CORE, *[m.lp for m in rules.mrs], AUDIT_DIR / "redundant.lp"]
-        ctl = _ground(files, probe(fam.name) + head + shows + "#show detection/9.\n")
-        shown: list[clingo.Symbol] = []
-
-        def keep(m: clingo.Model) -> bool:
-            shown.extend(m.symbols(shown=True))
-            return False  # one witness is enough
-
-        if not ctl.solve(on_model=keep).satisfiable:
+        session = _ground(files, probe(fam.name) + head + shows + "#show detection/9.\n")
+        if not session.satisfiable:  # the first model is one witness, and one is enough
             return None
+        shown = session.symbols()
         return shown, sorted(str(s.arguments[0]) for s in shown if s.name == "audit_other")
     files = [*TRUTH[:1], *CHECK_CORE, *TRUTH[1:], AUDIT_DIR / fam.world]
     files += [LOGIC_DIR / "truth" / "biased.lp", *[m.lp for m in rules.mrs], AUDIT_DIR / "redundant_world.lp"]
@@ -594,7 +572,7 @@ def _witness_search(
     program += "#show query/2.\n#show form/2.\n#show audit_witness/1.\n#show audit_other/1.\n"
     program += "#show answer(A, Q, V) : answer(A, Q, V), audit_witness(A).\n"
     program += "#show violation(A, C, M, S, R) : violation(A, C, M, S, R), audit_witness(A).\n"
-    symbols = _shown(_ground(files, program, {"world": world, "depths": depths, "moves": moves}))
+    symbols = _ground(files, program, {"world": world, "depths": depths, "moves": moves}).symbols()
     witnesses = sorted((s.arguments[0] for s in symbols if s.name == "audit_witness"), key=str)
     if not witnesses:
         return None
@@ -669,7 +647,7 @@ def non_redundancy(rules: RuleSet, mr: MR) -> Verdict:
 
 
 def engine_agreement(rules: RuleSet, samples: int, seed: int = 0) -> Verdict:
-    from metalogic.engine.backends import run_engine
+    from metalogic.engine.differential import differences, run_both
     from metalogic.engine.randomfacts import random_program
 
     t0 = time.perf_counter()
@@ -678,20 +656,19 @@ def engine_agreement(rules: RuleSet, samples: int, seed: int = 0) -> Verdict:
     for start in range(0, samples, batch):
         n = min(batch, samples - start)
         program = "".join(random_program(rng, f"r{start + i}") for i in range(n))
-        a = run_engine("clingo", rules, program, {})
-        b = run_engine("prolog", rules, program, {})
-        for kind in a.lines:
-            if a.lines[kind] != b.lines[kind]:
-                diff = sorted(a.lines[kind] ^ b.lines[kind])[:3]
-                return Verdict(
-                    "engines",
-                    "clingo vs prolog",
-                    "disagree",
-                    f"random fact sets {start}..{start + n - 1} differ on {kind}: {'; '.join(diff)}",
-                    f"{samples} random fact sets",
-                    time.perf_counter() - t0,
-                    program,
-                )
+        diffs = differences(*run_both(rules, program, {}))
+        if diffs:
+            first = diffs[0]
+            return Verdict(
+                "engines",
+                "clingo vs prolog",
+                "disagree",
+                f"random fact sets {start}..{start + n - 1} differ on {first.predicate}: "
+                + "; ".join(first.sample()),
+                f"{samples} random fact sets",
+                time.perf_counter() - t0,
+                program,
+            )
     return Verdict(
         "engines",
         "clingo vs prolog",

@@ -5,28 +5,26 @@ the set of ground atoms as canonical text, exactly as clingo prints them. The Pr
 (logic/core/driver.pl) prints terms the same way, so the two outputs can be compared line by line.
 
 clingo: one Control per run (long-lived Controls grow in memory). SWI-Prolog: one embedded engine
-per process (pyswip), guarded by a lock; rule files are loaded once and swapped when the rule set
-changes, facts are asserted from a temporary file and retracted after the run.
+per process (pyswip, held by engine/session.py), guarded by a lock; rule files are loaded once and
+swapped when the rule set changes, facts are asserted from a temporary file and retracted after the run.
 """
 
 from __future__ import annotations
 
-import re
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import clingo
 
-from metalogic.engine import schema
 from metalogic.engine.errors import MetalogicError, Problem
-from metalogic.engine.facts import display_path
-from metalogic.engine.rules import SHARED_TABLES, RuleSet, _Log, clingo_problems
+from metalogic.engine.rules import SHARED_TABLES, RuleSet
+from metalogic.engine.session import LOCK as _LOCK
+from metalogic.engine.session import PrologEngine, _esc, _Log, clingo_problems
+from metalogic.engine.session import param_facts as _param_facts
 from metalogic.logic import CORE_DIR
 
 RESULTS = {
@@ -51,10 +49,6 @@ ENGINES = ("clingo", "prolog")
 class EngineOutput:
     engine: str
     lines: dict[str, set[str]] = field(default_factory=lambda: {k: set() for k in RESULTS})
-
-
-def _param_facts(params: Mapping[str, int]) -> str:
-    return "".join(f"param_override({k},{int(v)}).\n" for k, v in sorted(params.items()))
 
 
 def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int]) -> EngineOutput:
@@ -103,63 +97,9 @@ def run_headline(agents: set[str], score_set_lines: set[str]) -> dict[str, set[s
     return out
 
 
-class _Prolog:
-    """The process's one embedded SWI-Prolog, with the rule files currently loaded."""
-
-    def __init__(self) -> None:
-        from pyswip import Prolog
-
-        self.prolog = Prolog()
-        self.loaded: list[Path] = []
-        indicators = ", ".join(f"{p.name}/{len(p.args)}" for p in schema.PREDICATES)
-        self._call(f"load_files('{_esc(CORE_DIR / 'driver.pl')}', [])")
-        self._call(f"ml_declare_facts([{indicators}])")
-        self.indicators = f"[{indicators}]"
-        self._load(SHARED_TABLES)
-
-    def _call(self, goal: str) -> list[dict[str, Any]]:
-        return list(self.prolog.query(goal))
-
-    def _load(self, path: Path) -> None:
-        res = self._call(f"ml_load_rules('{_esc(path)}', M)")
-        messages = [_text(m) for m in res[0]["M"]] if res else ["the file could not be loaded"]
-        if messages:
-            problems = []
-            for m in messages:
-                kind, _, body = m.partition("|")
-                where, what = _split_location(body.strip(), path)
-                problems.append(
-                    Problem(
-                        f"SWI-Prolog {kind}: {what}",
-                        where=where,
-                        expected="a rule file that loads without errors or warnings",
-                        fix="fix the clause at that place",
-                    )
-                )
-            self._call(f"ml_unload_rules('{_esc(path)}')")
-            raise MetalogicError(problems)
-        self.loaded.append(path)
-
-    def use_rules(self, files: list[Path]) -> None:
-        # Absolute paths: SWI-Prolog keeps its own working folder, which does not follow a later
-        # os.chdir of the Python process, so a relative --rules path would resolve elsewhere.
-        files = [f.resolve() for f in files]
-        if [SHARED_TABLES, *files] == self.loaded:
-            return
-        for f in reversed(self.loaded[1:]):
-            self._call(f"ml_unload_rules('{_esc(f)}')")
-        self.loaded = self.loaded[:1]
-        for f in files:
-            self._load(f)
-
-    def declarations(self) -> list[str]:
-        goal = (
-            "member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), mr_set(_, _), "
-            "param_default(_, _, _), param_scale(_, _)]), "
-            "clause(G, true, Ref), clause_property(Ref, file(F)), "
-            "with_output_to(string(L), (ml_write(current_output, G), write(' @ '), write(F)))"
-        )
-        return sorted(_text(r["L"]) for r in self._call(goal))
+class _Prolog(PrologEngine):
+    """The process's one embedded SWI-Prolog (engine/session.py loads and swaps its rule files),
+    running the MR check."""
 
     def run(self, program: str, params: Mapping[str, int]) -> EngineOutput:
         with tempfile.TemporaryDirectory(prefix="metalogic-") as tmp:
@@ -181,58 +121,8 @@ class _Prolog:
                     out.lines[line[: line.index("(")]].add(line)
         return out
 
-    def _runtime_error(self, exc: Exception) -> MetalogicError:
-        """One clear message for a rule file that fails while running; usually a .pl file calling
-        a predicate that nothing defines (a typo), named with the file and line of the caller."""
-        msg = str(exc)
-        m = re.search(r"existence_error\(procedure, /\((\w+), (\d+)\)\), context\(/\((\w+), (\d+)\)", msg)
-        if m is None:
-            detail = msg.split("Returned: ", 1)[-1].strip(" .'")
-            return MetalogicError.single(
-                f"SWI-Prolog failed while running the rules: {detail}",
-                expected="rule files that run without errors",
-                fix="check the .pl files loaded with --rules",
-            )
-        name, arity, caller, caller_arity = m.groups()
-        where = ""
-        goal = (
-            f"functor(H, '{_esc(caller)}', {caller_arity}), predicate_property(user:H, file(F)), "
-            "predicate_property(user:H, line_count(L))"
-        )
-        found = self._call(goal)
-        if found:
-            where = f"{display_path(Path(_text(found[0]['F'])))}:{found[0]['L']}"
-        return MetalogicError.single(
-            f"SWI-Prolog: {name}/{arity} is called by {caller}/{caller_arity} but no rule or fact defines it",
-            where=where,
-            expected="a predicate defined by a rule file or declared in docs/facts.md",
-            fix="check the spelling of the predicate in the .pl file",
-        )
-
-
-def _esc(p: Path | str) -> str:
-    return str(p).replace("\\", "\\\\").replace("'", "\\'")
-
-
-def _text(v: object) -> str:
-    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
-
-
-def _split_location(body: str, path: Path) -> tuple[str, str]:
-    first, _, rest = body.partition("\n")
-    shown = display_path(path)
-    head, sep, what = first.partition(": ")
-    if sep and str(path.resolve()) in head:  # SWI-Prolog names files by their absolute path
-        where = head.replace(str(path.resolve()), shown)
-    elif sep and str(path) in head:
-        where = head.replace(str(path), shown)
-    else:
-        where, what = shown, first
-    return where, (what + ("; " + rest.strip().replace("\n", "; ") if rest.strip() else "")).strip()
-
 
 _PROLOG: _Prolog | None = None
-_LOCK = threading.Lock()
 
 
 def prolog() -> _Prolog:

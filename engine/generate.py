@@ -32,7 +32,8 @@ from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
 from metalogic.engine.input_errors import input_errors
 from metalogic.engine.results import split_args
-from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems, load_ruleset
+from metalogic.engine.rules import load_ruleset
+from metalogic.engine.session import Session
 from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.engine.vocab import vocabulary
 from metalogic.logic import CORE_DIR, LOGIC_DIR
@@ -140,13 +141,11 @@ def check_strategy(strategy: str) -> None:
 
 def gen_param_defaults() -> dict[str, tuple[int, str]]:
     """The generation parameters declared in logic/generate/params.lp: name -> (default, doc)."""
-    ctl = clingo.Control(["--warn=none"])
-    ctl.load(str(GEN_DIR / "params.lp"))
-    ctl.ground([("base", [])])
     out = {}
-    for sa in ctl.symbolic_atoms.by_signature("gen_param_default", 3):
-        name, default, doc = sa.symbol.arguments
-        out[name.name] = (default.number, doc.string)
+    for sym in Session("clingo", tables=False).load(GEN_DIR / "params.lp").atoms():
+        if sym.match("gen_param_default", 3):
+            name, default, doc = sym.arguments
+            out[name.name] = (default.number, doc.string)
     return dict(sorted(out.items()))
 
 
@@ -243,20 +242,8 @@ def enumeration_files() -> list[Path]:
 
 
 def _ground_and_collect(files: Sequence[Path], program: str, shows: Sequence[str]) -> list[clingo.Symbol]:
-    log = _Log()
-    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=20)
-    ctl.load(str(SHARED_TABLES))
-    for f in files:
-        ctl.load(str(f))
-    ctl.add("base", [], program + "".join(f"#show {s}.\n" for s in shows))
-    try:
-        ctl.ground([("base", [])])
-    except RuntimeError:
-        problems = clingo_problems(log) or [Problem("clingo failed to ground the program")]
-        raise MetalogicError(problems) from None
-    out: list[clingo.Symbol] = []
-    ctl.solve(on_model=lambda m: out.extend(m.symbols(shown=True)))
-    return out
+    session = Session("clingo").load(*files)
+    return session.add(program + "".join(f"#show {s}.\n" for s in shows)).symbols()
 
 
 def by_trajectory(facts: FactSet) -> dict[str, str]:

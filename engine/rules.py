@@ -20,9 +20,10 @@ import clingo.ast
 from metalogic.engine import schema
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import display_path
+from metalogic.engine.session import SHARED_TABLES as SHARED_TABLES  # read from here by many modules
+from metalogic.engine.session import Session
 from metalogic.logic import CORE_DIR, MRS_DIR
 
-SHARED_TABLES = CORE_DIR / "tables.facts"
 CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "observe", "cases", "score", "headline")
 TRIG = CORE_DIR / "trig.facts"
 COMPAT = CORE_DIR / "compat.facts"  # MR12's table, derived by scripts/gen_compat.py
@@ -135,62 +136,20 @@ def _pairs(folder: Path, shipped: bool) -> list[tuple[Path, Path]]:
     return [(lps[s], pls[s]) for s in sorted(lps)]
 
 
-class _Log:
-    def __init__(self) -> None:
-        self.messages: list[tuple[clingo.MessageCode, str]] = []
-
-    def __call__(self, code: clingo.MessageCode, message: str) -> None:
-        self.messages.append((code, message))
-
-
-def clingo_problems(log: _Log, *, undefined: bool = False) -> list[Problem]:
-    """Turn clingo's log messages into problems (syntax errors, and optionally undefined atoms)."""
-    out = []
-    for code, msg in log.messages:
-        first, _, rest = msg.partition("\n")
-        where, _, what = first.partition(": ")
-        if code == clingo.MessageCode.RuntimeError or "error" in what.split(":")[0]:
-            out.append(
-                Problem(
-                    what.replace("error: ", "", 1),
-                    where=where.split("-")[0],
-                    expected="a valid clingo rule file",
-                    fix="fix the rule at that place",
-                )
-            )
-        elif undefined and code == clingo.MessageCode.AtomUndefined:
-            atom = rest.strip()
-            name = atom.split("(")[0]
-            if any(name == p.name for p in schema.PREDICATES):
-                continue  # a fact predicate with no facts in this run: fine
-            out.append(
-                Problem(
-                    f"'{atom}' is used but no rule or fact defines it",
-                    where=where.split("-")[0],
-                    expected="a predicate defined by a rule file or declared in docs/facts.md",
-                    fix="check the spelling of the predicate",
-                )
-            )
-    return out
-
-
 def _clingo_declarations(lp: Path) -> tuple[dict[str, list[list[str | int]]], list[Problem]]:
     """Ground one MR file on its own and read its declarations."""
-    log = _Log()
-    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=50)
     try:
-        ctl.load(str(SHARED_TABLES))
-        ctl.load(str(lp))
-        ctl.ground([("base", [])])
-    except RuntimeError:
-        return {}, clingo_problems(log) or [Problem("clingo could not load the file", where=display_path(lp))]
+        failure = Problem("clingo could not load the file", where=display_path(lp))
+        atoms = Session("clingo", message_limit=50, failure=failure).load(lp).atoms()
+    except MetalogicError as exc:
+        return {}, exc.problems
     decl: dict[str, list[list[str | int]]] = {}
-    for sym in ctl.symbolic_atoms:
-        name = sym.symbol.name
+    for sym in atoms:
+        name = sym.name
         if name in ("mr", "mr_name", "mr_law", "mr_serves", "mr_set", "param_default", "param_scale"):
             # A set's name as written (a string keeps its quotes), so that only a plain name passes.
             as_written = name == "mr_set"
-            decl.setdefault(name, []).append([str(a) if as_written else _py(a) for a in sym.symbol.arguments])
+            decl.setdefault(name, []).append([str(a) if as_written else _py(a) for a in sym.arguments])
     return decl, []
 
 
@@ -392,16 +351,11 @@ def _clashes(lp: Path, core_heads: set[str], owner: dict[str, Path]) -> list[Pro
 
 def _check_defined(rs: RuleSet) -> None:
     """Ground the whole program without facts and report atoms no rule or fact can define."""
-    log = _Log()
-    ctl = clingo.Control([], logger=log, message_limit=200)
-    ctl.load(str(SHARED_TABLES))
-    for f in rs.lp_files:
-        ctl.load(str(f))
-    ctl.ground([("base", [])])
+    session = Session("clingo", warn=True, message_limit=200).load(*rs.lp_files).ground()
     user = {str(m.lp) for m in rs.mrs if not m.shipped} | {
         display_path(m.lp) for m in rs.mrs if not m.shipped
     }
-    problems = [p for p in clingo_problems(log, undefined=True) if p.where.rsplit(":", 2)[0] in user]
+    problems = [p for p in session.problems(undefined=True) if p.where.rsplit(":", 2)[0] in user]
     if problems:
         for p in problems:
             object.__setattr__(p, "where", _shown_where(p.where))

@@ -10,11 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import clingo
-
-from metalogic.engine.backends import _param_facts
-from metalogic.engine.errors import MetalogicError, Problem
-from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems
+from metalogic.engine.errors import MetalogicError
+from metalogic.engine.session import Session, param_facts
 from metalogic.logic import CORE_DIR, LOGIC_DIR
 
 TRUTH_DIR = LOGIC_DIR / "truth"
@@ -29,53 +26,33 @@ TRUTH_FILES = [
 BIASED_RULES = TRUTH_DIR / "biased.lp"
 
 
-def truth_control(
+def truth_session(
     program: str, params: Mapping[str, int] | None = None, extra: str = "", files: Sequence[Path] = ()
-) -> clingo.Control:
-    """A grounded clingo program holding the truth rules, the given facts, `extra` rules and the
-    rule `files` that build on the truth (such as biased.lp)."""
-    log = _Log()
-    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=20)
-    ctl.load(str(SHARED_TABLES))
-    for f in [*TRUTH_FILES, *files]:
-        ctl.load(str(f))
-    ctl.add("base", [], program + _param_facts(params or {}) + extra)
-    try:
-        ctl.ground([("base", [])])
-    except RuntimeError:
-        raise MetalogicError(clingo_problems(log) or [Problem("clingo failed on the truth rules")]) from None
-    return ctl
+) -> Session:
+    """A clingo session holding the truth rules, the given facts, `extra` rules and the rule
+    `files` that build on the truth (such as biased.lp)."""
+    session = Session("clingo", failure="clingo failed on the truth rules")
+    return session.load(*TRUTH_FILES, *files).add(program + param_facts(params or {}) + extra)
 
 
 def true_answers(program: str, params: Mapping[str, int] | None = None) -> dict[str, str]:
     """Query id (canonical text) -> the truthful answer (canonical text), for every query whose
     ground truth is known from the facts in `program`."""
-    ctl = truth_control(program, params, "#show truth/2.\n")
-    out: dict[str, str] = {}
-
-    def on_model(m: clingo.Model) -> None:
-        for s in m.symbols(shown=True):
-            out[str(s.arguments[0])] = str(s.arguments[1])
-
-    ctl.solve(on_model=on_model)
-    return out
+    shown = truth_session(program, params, "#show truth/2.\n").symbols()
+    return {str(s.arguments[0]): str(s.arguments[1]) for s in shown}
 
 
 def biased_answers(program: str, kind: str, params: Mapping[str, int] | None = None) -> dict[str, str]:
     """Query id -> the answer of an agent biased in the way `kind` names (a term of biased.lp's
     bias/1: constant, mirror, nearfar, updown, turnmap(R), stale), for every query with a truth.
     A query the rules give no distorted value for is absent."""
-    ctl = truth_control(program, params, f"bias({kind}).\n#show biased/3.\n", files=[BIASED_RULES])
+    session = truth_session(program, params, f"bias({kind}).\n#show biased/3.\n", files=[BIASED_RULES])
     out: dict[str, str] = {}
     clash: list[str] = []
-
-    def on_model(m: clingo.Model) -> None:
-        for s in m.symbols(shown=True):
-            q, v = str(s.arguments[1]), str(s.arguments[2])
-            if out.setdefault(q, v) != v:
-                clash.append(f"{q}: {out[q]} and {v}")
-
-    ctl.solve(on_model=on_model)
+    for s in session.symbols():
+        q, v = str(s.arguments[1]), str(s.arguments[2])
+        if out.setdefault(q, v) != v:
+            clash.append(f"{q}: {out[q]} and {v}")
     if clash:  # a distortion is a function of the truth: two values mean a rule is wrong
         raise MetalogicError.single(
             f"biased.lp gives two answers to one query under bias({kind}) ({clash[0]})",

@@ -9,9 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-import clingo
-
-from metalogic.engine.rules import SHARED_TABLES
+from metalogic.engine.session import Session
 
 # The names of the eight capabilities, as tables and summaries print them.
 CAPABILITY_NAMES = {
@@ -47,9 +45,6 @@ class Vocabulary:
 
 @lru_cache(maxsize=1)
 def vocabulary() -> Vocabulary:
-    ctl = clingo.Control(["--warn=none"])
-    ctl.load(str(SHARED_TABLES))
-    ctl.ground([("base", [])])
     kinds: dict[str, QueryKind] = {}
     names: dict[str, list[str]] = {}
     vectors: dict[tuple[str, str], tuple[int, int, int]] = {}
@@ -57,8 +52,7 @@ def vocabulary() -> Vocabulary:
     turns: dict[str, int] = {}
     mags: list[str] = []
     caps: dict[str, str] = {}
-    for sa in ctl.symbolic_atoms:
-        s = sa.symbol
+    for s in Session("clingo").atoms():  # the tables alone
         a = s.arguments
         if s.name == "query_kind":
             kinds[a[0].name] = QueryKind(a[0].name, a[1].number, a[2].name, a[3].name)

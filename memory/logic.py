@@ -6,9 +6,9 @@ reads the result lines back; it never recomputes a score. The input facts hold v
 bank, so they reach the engines as data through their APIs (memory/engine_input.py), never as
 program text.
 
-SWI-Prolog runs in the process's one shared engine (metalogic.engine.backends), under its lock.
-The memory files are modules of their own, loaded once beside whatever MR rules are loaded, so the
-MR rule swapping of `metalogic check` never touches them.
+SWI-Prolog runs in the process's one shared engine (metalogic.engine.session), under its lock.
+The memory files are modules of their own, loaded once beside whatever MR rules are loaded
+(resident files of the session), so the MR rule swapping of `metalogic check` never touches them.
 """
 
 from __future__ import annotations
@@ -17,21 +17,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import clingo
-
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.results import split_args
-from metalogic.engine.rules import SHARED_TABLES, _Log, clingo_problems
+from metalogic.engine.session import Session
 from metalogic.engine.terms import Atom, Fun, ParseError, Term, parse_term
 from metalogic.logic import LOGIC_DIR
-from metalogic.memory.engine_input import ground_with_facts, input_fact, prolog_lines
+from metalogic.memory.engine_input import input_fact
 
 MEMORY_LOGIC = LOGIC_DIR / "memory"
 PROGRAMS = ("trs", "rank", "reward")
 LOGIC_ENGINES = ("prolog", "clingo", "both")
 DEFAULT_ENGINE = "prolog"  # in-process and fast for the small programs run at every retrieval
 _NEEDS_TABLES = {"reward"}
-_LOADED: set[str] = set()
 
 
 def lp_file(name: str) -> Path:
@@ -89,31 +86,14 @@ def run_program(name: str, facts: Sequence[Fun | str], engine: str = DEFAULT_ENG
 
 
 def _run_clingo(name: str, facts: Sequence[Fun]) -> set[str]:
-    log = _Log()
-    ctl = clingo.Control(["--warn=none"], logger=log, message_limit=20)
-    if name in _NEEDS_TABLES:
-        ctl.load(str(SHARED_TABLES))
-    ctl.load(str(lp_file(name)))
-    try:
-        ground_with_facts(ctl, facts)
-    except RuntimeError:
-        raise MetalogicError(
-            clingo_problems(log) or [Problem(f"clingo failed on logic/memory/{name}.lp")]
-        ) from None
-    lines: set[str] = set()
-    ctl.solve(on_model=lambda m: lines.update(str(s) for s in m.symbols(shown=True)))
-    return lines
+    failure = f"clingo failed on logic/memory/{name}.lp"
+    session = Session("clingo", tables=name in _NEEDS_TABLES, failure=failure)
+    return session.load(lp_file(name)).add(facts).lines()
 
 
 def _run_prolog(name: str, facts: Sequence[Fun]) -> set[str]:
-    from metalogic.engine.backends import _LOCK, prolog
-
-    with _LOCK:
-        pl = prolog()
-        if name not in _LOADED:
-            _load_module(pl, pl_file(name))
-            _LOADED.add(name)
-        lines = prolog_lines(f"metalogic_memory_{name}", f"{name}_lines", facts)
+    session = Session("prolog").load(pl_file(name), resident=True)
+    lines = session.call(f"metalogic_memory_{name}", f"{name}_lines", facts)
     if lines is None:
         raise MetalogicError.single(
             f"SWI-Prolog found no answer for logic/memory/{name}.pl",
@@ -121,26 +101,6 @@ def _run_prolog(name: str, facts: Sequence[Fun]) -> set[str]:
             fix="check the rule file",
         )
     return set(lines)
-
-
-def _load_module(pl: object, path: Path) -> None:
-    """Load a memory rule module into the shared engine, reporting its warnings as errors."""
-    from metalogic.engine.backends import _esc, _text
-
-    res = pl._call(f"ml_load_rules('{_esc(path)}', M)")  # type: ignore[attr-defined]
-    messages = [_text(m) for m in res[0]["M"]] if res else ["the file could not be loaded"]
-    if messages:
-        raise MetalogicError(
-            [
-                Problem(
-                    f"SWI-Prolog: {m}",
-                    where=str(path),
-                    expected="a rule file that loads cleanly",
-                    fix="fix the clause named",
-                )
-                for m in messages
-            ]
-        )
 
 
 # ---- TRS ------------------------------------------------------------------------------------------

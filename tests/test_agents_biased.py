@@ -189,12 +189,10 @@ def test_one_axis_flips_touch_nothing_else(
 
 def test_flips_undo_themselves_in_the_rules() -> None:
     """Mirror of mirror (and nearfar, updown twice) is the truth; turnmap:1 four times is too."""
-    from metalogic.engine.truth import BIASED_RULES, truth_control
+    from metalogic.engine.truth import BIASED_RULES, truth_session
 
     for bias in ("mirror", "nearfar", "updown", "turnmap(1)"):
-        ctl = truth_control("", extra=f"bias({bias}).\n#show rename/4.\n", files=[BIASED_RULES])
-        with ctl.solve(yield_=True) as models:
-            shown = next(iter(models)).symbols(shown=True)
+        shown = truth_session("", extra=f"bias({bias}).\n#show rename/4.\n", files=[BIASED_RULES]).symbols()
         table = {(str(s.arguments[1]), str(s.arguments[2])): str(s.arguments[3]) for s in shown}
         assert len(shown) == len(table)  # one image per name
         assert set(table) == set(vocabulary().vectors), bias  # every name of every vocabulary, once

@@ -19,7 +19,8 @@ from typing import TypeVar
 import pytest
 
 from helpers import ROOT, run_cli
-from metalogic.engine.backends import RESULTS, EngineOutput, run_engine
+from metalogic.engine import differential
+from metalogic.engine.backends import EngineOutput
 from metalogic.engine.check import resolve_params
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset
@@ -249,15 +250,14 @@ def random_settings(rng: random.Random) -> list[str]:
 
 
 def run_both(lines: list[str], params: dict[str, int]) -> tuple[EngineOutput, EngineOutput]:
-    program = "".join(f"{x}\n" for x in lines)
-    return run_engine("clingo", ruleset(), program, params), run_engine("prolog", ruleset(), program, params)
+    return differential.run_both(ruleset(), "".join(f"{x}\n" for x in lines), params)
 
 
 def differences(a: EngineOutput, b: EngineOutput) -> list[str]:
+    """The differing lines, each marked with the engine that alone derived it."""
     out = []
-    for kind in RESULTS:
-        out += [f"only clingo: {x}" for x in sorted(a.lines[kind] - b.lines[kind])]
-        out += [f"only prolog: {x}" for x in sorted(b.lines[kind] - a.lines[kind])]
+    for d in differential.differences(a, b):
+        out += [f"only clingo: {x}" for x in d.only_first] + [f"only prolog: {x}" for x in d.only_second]
     return out
 
 

@@ -1,0 +1,475 @@
+"""One way to run a logic program, on clingo or on the process's one embedded SWI-Prolog.
+
+Every module that runs rules goes through a Session instead of driving an engine itself:
+
+    s = Session("clingo")                  # a fresh Control (long-lived Controls grow in memory)
+    s.load(CORE_DIR / "algebra.lp")        # rule files; a file that does not parse is a MetalogicError
+    s.add("agent(a).\\n")                  # program text, or a sequence of terms passed as data
+    s.rows("compose", 4)                   # {"compose(n,e,ne,exact)", ...}: clingo's canonical text
+
+clingo sessions also give the symbols themselves (`symbols`, `atoms`). A prolog session asks the
+shared engine under its lock: its rule files are swapped in when a query runs (the engine keeps
+what it loaded until another rule set is asked for), and `resident` files (modules of their own,
+such as the memory rules) stay loaded beside whatever rule set is in.
+
+The embedded SWI-Prolog lives here once per process (pyswip cannot start a second one); every
+PrologEngine handle shares it. engine/backends.py builds the MR check's runner on that handle.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import clingo
+
+from metalogic.engine import schema
+from metalogic.engine.errors import MetalogicError, Problem
+from metalogic.engine.facts import display_path
+from metalogic.engine.terms import Atom, Fun, Str, Term
+from metalogic.logic import CORE_DIR
+
+SHARED_TABLES = CORE_DIR / "tables.facts"
+ENGINES = ("clingo", "prolog")
+_NAME = re.compile(r"[a-z][A-Za-z0-9_]*")
+
+
+# ---- clingo's messages ---------------------------------------------------------------------------
+
+
+class _Log:
+    """Collects clingo's messages (so clingo prints nothing) for clingo_problems to explain."""
+
+    def __init__(self) -> None:
+        self.messages: list[tuple[clingo.MessageCode, str]] = []
+
+    def __call__(self, code: clingo.MessageCode, message: str) -> None:
+        self.messages.append((code, message))
+
+
+def clingo_problems(log: _Log, *, undefined: bool = False) -> list[Problem]:
+    """Turn clingo's log messages into problems (syntax errors, and optionally undefined atoms)."""
+    out = []
+    for code, msg in log.messages:
+        first, _, rest = msg.partition("\n")
+        where, _, what = first.partition(": ")
+        if code == clingo.MessageCode.RuntimeError or "error" in what.split(":")[0]:
+            out.append(
+                Problem(
+                    what.replace("error: ", "", 1),
+                    where=where.split("-")[0],
+                    expected="a valid clingo rule file",
+                    fix="fix the rule at that place",
+                )
+            )
+        elif undefined and code == clingo.MessageCode.AtomUndefined:
+            atom = rest.strip()
+            name = atom.split("(")[0]
+            if any(name == p.name for p in schema.PREDICATES):
+                continue  # a fact predicate with no facts in this run: fine
+            out.append(
+                Problem(
+                    f"'{atom}' is used but no rule or fact defines it",
+                    where=where.split("-")[0],
+                    expected="a predicate defined by a rule file or declared in docs/facts.md",
+                    fix="check the spelling of the predicate",
+                )
+            )
+    return out
+
+
+def param_facts(params: Mapping[str, int]) -> str:
+    """Parameter overrides as facts, as both engines' params rules read them."""
+    return "".join(f"param_override({k},{int(v)}).\n" for k, v in sorted(params.items()))
+
+
+# ---- the session ---------------------------------------------------------------------------------
+
+
+class Session:
+    """One program on one engine: rule files, facts, then its ground results.
+
+    clingo options: `tables` loads logic/core/tables.facts first (nearly every program reads it);
+    `consts` are `-c name=value` constants; `warn` keeps clingo's warnings (to find undefined
+    atoms with `problems(undefined=True)`); `failure` is the problem reported when grounding fails
+    without a message that says why."""
+
+    def __init__(
+        self,
+        engine: str = "clingo",
+        *,
+        tables: bool = True,
+        consts: Mapping[str, int] | None = None,
+        warn: bool = False,
+        message_limit: int = 20,
+        failure: str | Problem = "clingo failed to ground the program",
+    ) -> None:
+        if engine not in ENGINES:
+            raise ValueError(engine)
+        self.engine = engine
+        self._failure = failure if isinstance(failure, Problem) else Problem(failure)
+        self._text: list[str] = []
+        self._data: dict[tuple[str, int], list[clingo.Symbol]] = {}
+        self._files: list[Path] = []
+        self._resident: list[Path] = []
+        self._state = "open"  # open -> ground -> solved (clingo)
+        self._model: list[clingo.Symbol] = []
+        self._satisfiable = False
+        self._log = _Log()
+        self._ctl: clingo.Control | None = None
+        if engine == "clingo":
+            args = [] if warn else ["--warn=none"]
+            args += [f"-c{k}={v}" for k, v in (consts or {}).items()]
+            self._ctl = clingo.Control(args, logger=self._log, message_limit=message_limit)
+            if tables:
+                self.load(SHARED_TABLES)
+        elif consts:
+            raise ValueError("constants are a clingo option")
+
+    # -- building the program
+
+    def load(self, *paths: Path, resident: bool = False) -> Session:
+        """Add rule files. clingo parses them now; prolog loads them when a query needs them.
+        `resident` (prolog): a module file that stays loaded beside every rule set."""
+        for path in paths:
+            if self._ctl is None:
+                (self._resident if resident else self._files).append(Path(path))
+                continue
+            try:
+                self._ctl.load(str(path))
+            except RuntimeError:
+                problems = clingo_problems(self._log)
+                raise MetalogicError(
+                    problems or [Problem("clingo could not load the file", where=display_path(Path(path)))]
+                ) from None
+        return self
+
+    def add(self, program: str | Sequence[Fun]) -> Session:
+        """Add program text, or facts given as terms: those reach clingo as data (symbols handed
+        over while grounding), so no value from them is ever parsed as program text."""
+        self._open()
+        if isinstance(program, str):
+            self._text.append(program)
+            return self
+        for f in program:
+            # The name enters the program text (see _glue): a plain lower-case name only.
+            if not isinstance(f, Fun) or not _NAME.fullmatch(f.name):
+                raise ValueError(f"not a fact to pass as data: {f!r}")
+            args = [symbol(a) for a in f.args]
+            row = args[0] if len(args) == 1 else clingo.Tuple_(args)
+            self._data.setdefault((f.name, len(args)), []).append(row)
+        return self
+
+    def show(self, *signatures: tuple[str, int]) -> Session:
+        """Show only these predicates (clingo shows every atom when nothing is shown)."""
+        return self.add("".join(f"#show {name}/{arity}.\n" for name, arity in signatures))
+
+    # -- clingo results
+
+    def ground(self) -> Session:
+        ctl = self._clingo()
+        if self._state == "open":
+            self._state = "ground"
+            glue = "".join(_glue(name, n) for name, n in sorted(self._data))
+            try:
+                ctl.add("base", [], "".join(self._text) + glue)
+                ctl.ground([("base", [])], context=_Input(self._data))
+            except RuntimeError:
+                raise MetalogicError(clingo_problems(self._log) or [self._failure]) from None
+        return self
+
+    def problems(self, *, undefined: bool = False) -> list[Problem]:
+        """clingo's messages so far, as problems (with `undefined`: atoms nothing defines)."""
+        return clingo_problems(self._log, undefined=undefined)
+
+    def atoms(self) -> list[clingo.Symbol]:
+        """Every atom of the ground program, without solving (for programs of facts)."""
+        return [sa.symbol for sa in self.ground()._clingo().symbolic_atoms]
+
+    def symbols(self) -> list[clingo.Symbol]:
+        """The shown atoms of the first model (the only one of a stratified program); empty when
+        there is none."""
+        ctl = self.ground()._clingo()
+        if self._state == "ground":
+            self._state = "solved"
+
+            def first(model: clingo.Model) -> bool:
+                self._model = list(model.symbols(shown=True))
+                return False  # one model is the answer
+
+            self._satisfiable = bool(ctl.solve(on_model=first).satisfiable)
+        return self._model
+
+    @property
+    def satisfiable(self) -> bool:
+        self.symbols()
+        return self._satisfiable
+
+    def lines(self) -> set[str]:
+        """The shown atoms as canonical text."""
+        return {str(s) for s in self.symbols()}
+
+    def rows(self, name: str, arity: int) -> set[str]:
+        """The true atoms name/arity as canonical text (clingo's printing, on both engines)."""
+        if self._ctl is None:
+            args = ", ".join(f"A{i}" for i in range(arity))
+            goal = f"{name}({args})" if arity else name
+            with LOCK:
+                pl = self._prolog()
+                return {_text(x) for x in pl._call(f"ml_query_lines({goal}, {goal}, L)")[0]["L"]}
+        return {str(s) for s in self.symbols() if s.name == name and len(s.arguments) == arity}
+
+    # -- prolog results
+
+    def call(self, module: str, predicate: str, facts: Sequence[Fun]) -> list[str] | None:
+        """Call `module:predicate(Facts, Lines)` with the facts as a Prolog list built through the
+        foreign interface (never as goal text); the lines, or None when the call fails."""
+        with LOCK:
+            self._prolog()
+            return _call_with_terms(module, predicate, facts)
+
+    def _prolog(self) -> PrologEngine:
+        """The shared engine with this session's files in; the caller holds LOCK."""
+        if self._ctl is not None:
+            raise ValueError("a clingo session")
+        pl = PrologEngine()
+        for path in self._resident:
+            pl.load_resident(path)
+        if self._files:
+            pl.use_rules(self._files)
+        return pl
+
+    def _clingo(self) -> clingo.Control:
+        if self._ctl is None:
+            raise ValueError("a prolog session has no clingo program")
+        return self._ctl
+
+    def _open(self) -> None:
+        if self._state != "open":
+            raise ValueError("the program is already ground")
+
+
+# ---- facts as data (clingo) ----------------------------------------------------------------------
+
+
+def symbol(t: Term) -> clingo.Symbol:
+    if isinstance(t, Fun):
+        return clingo.Function(t.name, [symbol(a) for a in t.args])
+    if isinstance(t, Str):
+        return clingo.String(t)
+    if isinstance(t, Atom):
+        return clingo.Function(t)
+    return clingo.Number(t)
+
+
+class _Input:
+    """The context of a grounding: `@input(Name, Arity)` gives the argument tuples of the data
+    facts of that predicate."""
+
+    def __init__(self, rows: dict[tuple[str, int], list[clingo.Symbol]]) -> None:
+        self.rows = rows
+
+    def input(self, name: clingo.Symbol, arity: clingo.Symbol) -> list[clingo.Symbol]:
+        return self.rows.get((name.string, arity.number), [])
+
+
+def _glue(name: str, arity: int) -> str:
+    """One rule per data predicate, `cand(X1,X2) :- (X1,X2) = @input("cand",2).`: only the
+    predicate's name (checked in Session.add) and arity enter the program text."""
+    xs = ",".join(f"X{i}" for i in range(1, arity + 1))
+    lhs = f"({xs})" if arity > 1 else xs
+    return f'{name}({xs}) :- {lhs} = @input("{name}",{arity}).\n'
+
+
+# ---- the embedded SWI-Prolog ---------------------------------------------------------------------
+
+
+@dataclass
+class _Embedded:
+    """What the one SWI-Prolog of the process holds: the MR rule set now loaded (the tables
+    first, always kept) and the resident modules."""
+
+    prolog: Any
+    indicators: str
+    loaded: list[Path] = field(default_factory=list)
+    resident: set[Path] = field(default_factory=set)
+
+
+_EMBEDDED: _Embedded | None = None
+LOCK = threading.Lock()  # held by whoever uses the engine: its loaded files and facts are global
+
+
+class PrologEngine:
+    """A handle on the process's one embedded SWI-Prolog (created on first use). Handles are
+    cheap and all share the engine; use them while holding LOCK."""
+
+    def __init__(self) -> None:
+        global _EMBEDDED
+        if _EMBEDDED is None:
+            from pyswip import Prolog
+
+            indicators = ", ".join(f"{p.name}/{len(p.args)}" for p in schema.PREDICATES)
+            _EMBEDDED = _Embedded(Prolog(), f"[{indicators}]")
+            self._state = _EMBEDDED
+            self._call(f"load_files('{_esc(CORE_DIR / 'driver.pl')}', [])")
+            self._call(f"ml_declare_facts([{indicators}])")
+            self._load(SHARED_TABLES)
+        self._state = _EMBEDDED
+
+    @property
+    def indicators(self) -> str:
+        """The schema's fact predicates as a Prolog list of Name/Arity."""
+        return self._state.indicators
+
+    @property
+    def loaded(self) -> list[Path]:
+        return list(self._state.loaded)
+
+    def _call(self, goal: str) -> list[dict[str, Any]]:
+        return list(self._state.prolog.query(goal))
+
+    def _load(self, path: Path) -> None:
+        res = self._call(f"ml_load_rules('{_esc(path)}', M)")
+        messages = [_text(m) for m in res[0]["M"]] if res else ["the file could not be loaded"]
+        if messages:
+            problems = []
+            for m in messages:
+                kind, _, body = m.partition("|")
+                where, what = _split_location(body.strip(), path)
+                problems.append(
+                    Problem(
+                        f"SWI-Prolog {kind}: {what}",
+                        where=where,
+                        expected="a rule file that loads without errors or warnings",
+                        fix="fix the clause at that place",
+                    )
+                )
+            self._call(f"ml_unload_rules('{_esc(path)}')")
+            raise MetalogicError(problems)
+        self._state.loaded.append(path)
+
+    def use_rules(self, files: Sequence[Path]) -> None:
+        """Make `files` (after the tables) the rule set loaded, swapping out the previous one."""
+        # Absolute paths: SWI-Prolog keeps its own working folder, which does not follow a later
+        # os.chdir of the Python process, so a relative --rules path would resolve elsewhere.
+        wanted = [Path(f).resolve() for f in files]
+        state = self._state
+        if [SHARED_TABLES, *wanted] == state.loaded:
+            return
+        for f in reversed(state.loaded[1:]):
+            self._call(f"ml_unload_rules('{_esc(f)}')")
+        state.loaded = state.loaded[:1]
+        for f in wanted:
+            self._load(f)
+
+    def load_resident(self, path: Path) -> None:
+        """Load a module file once; rule set swaps leave it alone (it is not in `loaded`)."""
+        path = Path(path).resolve()
+        if path in self._state.resident:
+            return
+        self._load(path)
+        self._state.loaded.remove(path)
+        self._state.resident.add(path)
+
+    def declarations(self) -> list[str]:
+        goal = (
+            "member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), mr_set(_, _), "
+            "param_default(_, _, _), param_scale(_, _)]), "
+            "clause(G, true, Ref), clause_property(Ref, file(F)), "
+            "with_output_to(string(L), (ml_write(current_output, G), write(' @ '), write(F)))"
+        )
+        return sorted(_text(r["L"]) for r in self._call(goal))
+
+    def _runtime_error(self, exc: Exception) -> MetalogicError:
+        """One clear message for a rule file that fails while running; usually a .pl file calling
+        a predicate that nothing defines (a typo), named with the file and line of the caller."""
+        msg = str(exc)
+        m = re.search(r"existence_error\(procedure, /\((\w+), (\d+)\)\), context\(/\((\w+), (\d+)\)", msg)
+        if m is None:
+            detail = msg.split("Returned: ", 1)[-1].strip(" .'")
+            return MetalogicError.single(
+                f"SWI-Prolog failed while running the rules: {detail}",
+                expected="rule files that run without errors",
+                fix="check the .pl files loaded with --rules",
+            )
+        name, arity, caller, caller_arity = m.groups()
+        where = ""
+        goal = (
+            f"functor(H, '{_esc(caller)}', {caller_arity}), predicate_property(user:H, file(F)), "
+            "predicate_property(user:H, line_count(L))"
+        )
+        found = self._call(goal)
+        if found:
+            where = f"{display_path(Path(_text(found[0]['F'])))}:{found[0]['L']}"
+        return MetalogicError.single(
+            f"SWI-Prolog: {name}/{arity} is called by {caller}/{caller_arity} but no rule or fact defines it",
+            where=where,
+            expected="a predicate defined by a rule file or declared in docs/facts.md",
+            fix="check the spelling of the predicate in the .pl file",
+        )
+
+
+def _call_with_terms(module: str, predicate: str, facts: Sequence[Fun]) -> list[str] | None:
+    from pyswip.core import PL_discard_foreign_frame, PL_exception, PL_open_foreign_frame
+    from pyswip.easy import Functor, Query, Variable, getTerm
+    from pyswip.easy import module as pl_module
+    from pyswip.prolog import Prolog
+
+    Prolog._init_prolog_thread()
+    frame = PL_open_foreign_frame()  # every term made here is released with the frame
+    try:
+        lines = Variable()
+        Query(Functor(predicate, 2)([_prolog_term(f) for f in facts], lines), module=pl_module(module))
+        try:
+            if not Query.nextSolution():
+                error = PL_exception(Query.qid)
+                if error:
+                    raise MetalogicError.single(
+                        f"SWI-Prolog failed in {module}:{predicate}: {getTerm(error)}",
+                        expected="memory rules that run without errors",
+                        fix="check the rule file under logic/memory/",
+                    )
+                return None
+            value = lines.value
+        finally:
+            Query.closeQuery()
+    finally:
+        PL_discard_foreign_frame(frame)
+    return [_text(x) for x in value]
+
+
+def _prolog_term(t: Term) -> Any:
+    """A term as pyswip builds it: integers as integers, atoms as atoms (pyswip puts a Python
+    str as an atom), compound terms through their functor."""
+    from pyswip.easy import Functor
+
+    if isinstance(t, Fun):
+        return Functor(t.name, len(t.args))(*[_prolog_term(a) for a in t.args])
+    if isinstance(t, Str):  # pyswip would make a string an atom: refuse rather than change it
+        raise TypeError("strings cannot be passed to SWI-Prolog as data")
+    return str(t) if isinstance(t, Atom) else t
+
+
+def _esc(p: Path | str) -> str:
+    return str(p).replace("\\", "\\\\").replace("'", "\\'")
+
+
+def _text(v: object) -> str:
+    return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+
+def _split_location(body: str, path: Path) -> tuple[str, str]:
+    first, _, rest = body.partition("\n")
+    shown = display_path(path)
+    head, sep, what = first.partition(": ")
+    if sep and str(path.resolve()) in head:  # SWI-Prolog names files by their absolute path
+        where = head.replace(str(path.resolve()), shown)
+    elif sep and str(path) in head:
+        where = head.replace(str(path), shown)
+    else:
+        where, what = shown, first
+    return where, (what + ("; " + rest.strip().replace("\n", "; ") if rest.strip() else "")).strip()
