@@ -61,7 +61,7 @@ def clingo_problems(log: _Log, *, undefined: bool = False) -> list[Problem]:
             out.append(
                 Problem(
                     what.replace("error: ", "", 1),
-                    where=where.split("-")[0],
+                    where=_start(where),
                     expected="a valid clingo rule file",
                     fix="fix the rule at that place",
                 )
@@ -74,12 +74,18 @@ def clingo_problems(log: _Log, *, undefined: bool = False) -> list[Problem]:
             out.append(
                 Problem(
                     f"'{atom}' is used but no rule or fact defines it",
-                    where=where.split("-")[0],
+                    where=_start(where),
                     expected="a predicate defined by a rule file or declared in docs/facts.md",
                     fix="check the spelling of the predicate",
                 )
             )
     return out
+
+
+def _start(where: str) -> str:
+    """file:line:column of clingo's file:line:column-column (or -line:column): only the end
+    range goes, not a dash in the file's name."""
+    return re.sub(r"-\d+(:\d+)?$", "", where)
 
 
 def param_facts(params: Mapping[str, int]) -> str:
@@ -220,6 +226,8 @@ class Session:
             goal = f"{name}({args})" if arity else name
             with LOCK:
                 pl = self._prolog()
+                if not pl._call(f"current_predicate(user:{name}/{arity})"):
+                    return set()  # as on clingo: a predicate nothing defines has no rows
                 return {_text(x) for x in pl._call(f"ml_query_lines({goal}, {goal}, L)")[0]["L"]}
         return {str(s) for s in self.symbols() if s.name == name and len(s.arguments) == arity}
 

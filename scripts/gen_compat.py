@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import clingo
+from metalogic.engine.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE, TRUTH, AUDIT = ROOT / "logic" / "core", ROOT / "logic" / "truth", ROOT / "logic" / "audit"
@@ -28,18 +28,8 @@ FILES = [
 
 
 def derive() -> list[tuple[str, str]]:
-    ctl = clingo.Control(["--warn=none"])
-    for f in FILES:
-        ctl.load(str(f))
-    ctl.add("base", [], "#show compat/2.")
-    ctl.ground([("base", [])])
-    out: list[tuple[str, str]] = []
-    ctl.solve(
-        on_model=lambda m: out.extend(
-            (str(s.arguments[0]), str(s.arguments[1])) for s in m.symbols(shown=True)
-        )
-    )
-    return sorted(set(out))
+    session = Session("clingo", tables=False).load(*FILES).add("#show compat/2.")
+    return sorted({(str(s.arguments[0]), str(s.arguments[1])) for s in session.symbols()})
 
 
 def main() -> None:

@@ -15,13 +15,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import clingo
 import pytest
 
 from helpers import ROOT, run_cli
 from metalogic.engine.check import run_check
 from metalogic.engine.generate import NEEDS, generate
-from metalogic.engine.rules import SHARED_TABLES, load_ruleset
+from metalogic.engine.rules import load_ruleset
+from metalogic.engine.session import Session
 from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.extract.synthetic import WorldSpec, make_world, write_worlds
 
@@ -64,17 +64,9 @@ def gen(tmp_path: Path, name: str, *args: str) -> tuple[Path, Manifest]:
 
 def query_uses(run: Path) -> Counter[str]:
     """How many test cases need or use each query for support, straight from clingo."""
-    ctl = clingo.Control(["--warn=none"])
-    ctl.load(str(SHARED_TABLES))
-    for f in load_ruleset().lp_files:
-        ctl.load(str(f))
-    ctl.load(str(run / "scene.lp"))
-    ctl.load(str(run / "queries.lp"))
-    ctl.add("base", [], "#show case_query/2. #show case_support/2.")
-    ctl.ground([("base", [])])
-    uses: Counter[str] = Counter()
-    ctl.solve(on_model=lambda m: uses.update(str(s.arguments[1]) for s in m.symbols(shown=True)))
-    return uses
+    session = Session("clingo").load(*load_ruleset().lp_files, run / "scene.lp", run / "queries.lp")
+    shown = session.show(("case_query", 2), ("case_support", 2)).symbols()
+    return Counter(str(s.arguments[1]) for s in shown)
 
 
 def used_queries(run: Path) -> set[str]:
