@@ -28,10 +28,7 @@ from metalogic.engine.truth import TRUTH_DIR
 from metalogic.logic import CORE_DIR, LOGIC_DIR
 
 AUDIT_DIR = LOGIC_DIR / "audit"
-CHECK_CORE = [
-    CORE_DIR / "compat.facts",
-    *(CORE_DIR / f"{n}.lp" for n in ("algebra", "queries", "params", "fractions", "observe", "cases")),
-]
+CHECK_CORE = [AUDIT_DIR / "check_core.lp"]  # the parts of the check's core the audit needs
 TRUTH = [CORE_DIR / "trig.facts", TRUTH_DIR / "frames.lp", TRUTH_DIR / "answers.lp"]
 WORLD_FACTS = (
     "step_mm",

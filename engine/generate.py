@@ -36,10 +36,11 @@ from metalogic.engine.rules import load_ruleset
 from metalogic.engine.session import Session
 from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.engine.vocab import vocabulary
-from metalogic.logic import CORE_DIR, LOGIC_DIR
+from metalogic.logic import LOGIC_DIR
 
 GEN_DIR = LOGIC_DIR / "generate"
 TALLY = GEN_DIR / "tally.lp"
+ENUMERATE = GEN_DIR / "enumerate.lp"  # the files the combinations come from (not the tally)
 STRATEGIES = ("share", "spread")
 SCENE_GROUPS = ("scene", "truth")
 # What a capability needs from the scene before it gets any combination (for the notes).
@@ -233,14 +234,6 @@ def read_scene(facts_dir: str | Path, scs: Sequence[str]) -> FactSet:
 # ---- enumeration (logic) ---------------------------------------------------------------------
 
 
-def enumeration_files() -> list[Path]:
-    """Every rule file of logic/generate except the tally, which runs with the MR rules, and the
-    core files that declare the bands and slacks the MRs check with (the generator asks only what
-    they can decide)."""
-    core = [CORE_DIR / "params.lp", CORE_DIR / "observe.lp"]
-    return core + sorted(p for p in GEN_DIR.glob("*.lp") if p != TALLY)
-
-
 def _ground_and_collect(files: Sequence[Path], program: str, shows: Sequence[str]) -> list[clingo.Symbol]:
     session = Session("clingo").load(*files)
     return session.add(program + "".join(f"#show {s}.\n" for s in shows)).symbols()
@@ -268,7 +261,7 @@ def enumerate_combos(facts: FactSet, scs: Sequence[str], params: dict[str, int])
 def _combos_of(program: str) -> list[Combo]:
     forms: dict[tuple[str, str], str] = {}
     needs: dict[str, set[tuple[str, str, str]]] = {}
-    for sym in _ground_and_collect(enumeration_files(), program, ["need/4", "form_for/3"]):
+    for sym in _ground_and_collect([ENUMERATE], program, ["need/4", "form_for/3"]):
         atom = str(sym)
         if atom.startswith("form_for("):
             kind, role, form = split_args(atom)

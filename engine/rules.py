@@ -21,10 +21,12 @@ from metalogic.engine import schema
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import display_path
 from metalogic.engine.session import SHARED_TABLES as SHARED_TABLES  # read from here by many modules
-from metalogic.engine.session import Session
+from metalogic.engine.session import Session, included, twin
 from metalogic.logic import CORE_DIR, MRS_DIR
 
-CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "observe", "cases", "score", "headline")
+CORE_ENTRY = CORE_DIR / "check.lp"  # the core files of the check, in load order
+CORE_FILES = included(CORE_ENTRY)
+CORE_NAMES = tuple(p.stem for p in CORE_FILES if p.suffix == ".lp")
 TRIG = CORE_DIR / "trig.facts"
 COMPAT = CORE_DIR / "compat.facts"  # MR12's table, derived by scripts/gen_compat.py
 
@@ -80,11 +82,11 @@ class RuleSet:
 
     @property
     def lp_files(self) -> list[Path]:
-        return [TRIG, COMPAT] + [CORE_DIR / f"{n}.lp" for n in CORE_NAMES] + [m.lp for m in self.mrs]
+        return [*CORE_FILES, *(m.lp for m in self.mrs)]
 
     @property
     def pl_files(self) -> list[Path]:
-        return [TRIG, COMPAT] + [CORE_DIR / f"{n}.pl" for n in CORE_NAMES] + [m.pl for m in self.mrs]
+        return [*map(twin, CORE_FILES), *(m.pl for m in self.mrs)]
 
     def by_id(self, mr_id: str) -> MR:
         for m in self.mrs:

@@ -12,17 +12,10 @@ from pathlib import Path
 
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.session import Session, param_facts
-from metalogic.logic import CORE_DIR, LOGIC_DIR
+from metalogic.logic import LOGIC_DIR
 
 TRUTH_DIR = LOGIC_DIR / "truth"
-TRUTH_FILES = [
-    CORE_DIR / "trig.facts",
-    CORE_DIR / "algebra.lp",
-    CORE_DIR / "queries.lp",
-    CORE_DIR / "params.lp",
-    TRUTH_DIR / "frames.lp",
-    TRUTH_DIR / "answers.lp",
-]
+TRUTH_ENTRY = TRUTH_DIR / "truth.lp"  # the truth rules and the core files they build on
 BIASED_RULES = TRUTH_DIR / "biased.lp"
 
 
@@ -32,7 +25,7 @@ def truth_session(
     """A clingo session holding the truth rules, the given facts, `extra` rules and the rule
     `files` that build on the truth (such as biased.lp)."""
     session = Session("clingo", failure="clingo failed on the truth rules")
-    return session.load(*TRUTH_FILES, *files).add(program + param_facts(params or {}) + extra)
+    return session.load(TRUTH_ENTRY, *files).add(program + param_facts(params or {}) + extra)
 
 
 def true_answers(program: str, params: Mapping[str, int] | None = None) -> dict[str, str]:

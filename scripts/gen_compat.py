@@ -15,20 +15,11 @@ from metalogic.engine.session import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE, TRUTH, AUDIT = ROOT / "logic" / "core", ROOT / "logic" / "truth", ROOT / "logic" / "audit"
-FILES = [
-    CORE / "tables.facts",
-    CORE / "trig.facts",
-    CORE / "algebra.lp",
-    CORE / "queries.lp",
-    CORE / "params.lp",
-    TRUTH / "frames.lp",
-    TRUTH / "answers.lp",
-    AUDIT / "compat.lp",
-]
+FILES = [TRUTH / "truth.lp", AUDIT / "compat.lp"]  # after the tables
 
 
 def derive() -> list[tuple[str, str]]:
-    session = Session("clingo", tables=False).load(*FILES).add("#show compat/2.")
+    session = Session("clingo").load(*FILES).add("#show compat/2.")
     return sorted({(str(s.arguments[0]), str(s.arguments[1])) for s in session.symbols()})
 
 

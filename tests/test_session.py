@@ -6,17 +6,21 @@ from pathlib import Path
 
 import pytest
 
+from metalogic.engine.audit import CHECK_CORE
 from metalogic.engine.backends import EngineOutput
 from metalogic.engine.differential import differences
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.session import Session
+from metalogic.engine.generate import ENUMERATE
+from metalogic.engine.rules import CORE_ENTRY, CORE_NAMES
+from metalogic.engine.session import Session, included, twin
 from metalogic.engine.terms import Atom, Fun, Str
+from metalogic.engine.truth import TRUTH_ENTRY
 
 TWIN_LP = 'pair(a, 1).\npair(b, "two words").\npair(c, f(x, -3)).\nbig(X) :- pair(X, N), N > 0.\n'
 TWIN_PL = 'pair(a, 1).\npair(b, "two words").\npair(c, f(x, -3)).\nbig(X) :- pair(X, N), integer(N), N > 0.\n'
 
 
-def twin(tmp: Path, name: str = "twin") -> tuple[Path, Path]:
+def twin_files(tmp: Path, name: str = "twin") -> tuple[Path, Path]:
     lp, pl = tmp / f"{name}.lp", tmp / f"{name}.pl"
     lp.write_text(TWIN_LP, encoding="utf-8")
     pl.write_text(TWIN_PL.replace("pair", f"{name}_pair").replace("big", f"{name}_big"), encoding="utf-8")
@@ -24,8 +28,8 @@ def twin(tmp: Path, name: str = "twin") -> tuple[Path, Path]:
 
 
 def test_rows_are_canonical_text_on_both_engines(tmp_path: Path) -> None:
-    lp, _ = twin(tmp_path)
-    _, pl = twin(tmp_path, "tw")
+    lp, _ = twin_files(tmp_path)
+    _, pl = twin_files(tmp_path, "tw")
     clingo_rows = Session("clingo", tables=False).load(lp).rows("pair", 2)
     assert clingo_rows == {"pair(a,1)", 'pair(b,"two words")', "pair(c,f(x,-3))"}
     prolog_rows = Session("prolog").load(pl).rows("tw_pair", 2)
@@ -34,8 +38,8 @@ def test_rows_are_canonical_text_on_both_engines(tmp_path: Path) -> None:
 
 
 def test_a_prolog_session_swaps_in_its_own_rule_files(tmp_path: Path) -> None:
-    _, first = twin(tmp_path, "one")
-    _, second = twin(tmp_path, "two")
+    _, first = twin_files(tmp_path, "one")
+    _, second = twin_files(tmp_path, "two")
     assert Session("prolog").load(first).rows("one_big", 1) == {"one_big(a)"}
     assert Session("prolog").load(second).rows("two_big", 1) == {"two_big(a)"}
     assert Session("prolog").load(second).rows("one_big", 1) == set()  # unloaded by the swap
@@ -91,7 +95,7 @@ def test_a_resident_module_survives_rule_swaps(tmp_path: Path) -> None:
     echo = Session("prolog").load(module, resident=True)
     facts = [Fun("seen", (Atom("a"), 7))]
     assert echo.call("ml_test_echo", "echo_lines", facts) == ["seen(a,7)"]
-    _, pl = twin(tmp_path, "three")
+    _, pl = twin_files(tmp_path, "three")
     assert Session("prolog").load(pl).rows("three_big", 1) == {"three_big(a)"}
     assert echo.call("ml_test_echo", "echo_lines", facts) == ["seen(a,7)"]
 
@@ -116,3 +120,40 @@ def test_differences_per_predicate_in_order() -> None:
         ("input_error", [], ["input_error(oops)"]),
     ]
     assert differences(a, a) == []
+
+
+def test_an_entry_names_its_files_relative_to_itself(tmp_path: Path) -> None:
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "base.lp").write_text("base(1).\n", encoding="utf-8")
+    (tmp_path / "core" / "more.lp").write_text("more(X) :- base(X).\n", encoding="utf-8")
+    (tmp_path / "core" / "all.lp").write_text('% the core\n#include "base.lp".\n#include "more.lp".\n')
+    entry = tmp_path / "entry.lp"
+    entry.write_text('#include "core/all.lp".  % nested\n#include "extra.facts".\n', encoding="utf-8")
+    (tmp_path / "extra.facts").write_text("extra(2).\n", encoding="utf-8")
+    files = included(entry)
+    assert files == [(tmp_path / p).resolve() for p in ("core/base.lp", "core/more.lp", "extra.facts")]
+    # clingo, loading the entry itself, finds the same files (and loads a file named twice once).
+    session = Session("clingo", tables=False).load(entry, tmp_path / "core" / "base.lp")
+    assert session.lines() == {"base(1)", "more(1)", "extra(2)"}
+    assert [twin(p).name for p in files] == ["base.pl", "more.pl", "extra.facts"]
+
+
+def test_an_entry_holds_only_includes(tmp_path: Path) -> None:
+    entry = tmp_path / "entry.lp"
+    entry.write_text('#include "a.lp".\nrule(1).\n', encoding="utf-8")
+    with pytest.raises(MetalogicError) as err:
+        included(entry)
+    assert err.value.problems[0].what.startswith("the entry file includes a.lp, which does not exist")
+    (tmp_path / "a.lp").write_text("a.\n", encoding="utf-8")
+    with pytest.raises(MetalogicError) as err:
+        included(entry)
+    assert err.value.problems[0].where.endswith("entry.lp:2")
+
+
+def test_the_shipped_entries_name_existing_files_with_their_twins() -> None:
+    for entry in (CORE_ENTRY, TRUTH_ENTRY, ENUMERATE, CHECK_CORE[0]):
+        files = included(entry)
+        assert files and all(p.is_file() for p in files), entry
+    # The check's core runs on both engines: each clingo file has its SWI-Prolog twin.
+    assert all(twin(p).is_file() for p in included(CORE_ENTRY))
+    assert [p.stem for p in included(CORE_ENTRY) if p.suffix == ".lp"] == list(CORE_NAMES)
