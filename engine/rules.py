@@ -18,10 +18,11 @@ import clingo
 import clingo.ast
 
 from metalogic.engine import schema
+from metalogic.engine.entries import included, twin
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import display_path
 from metalogic.engine.session import SHARED_TABLES as SHARED_TABLES  # read from here by many modules
-from metalogic.engine.session import Session, included, twin
+from metalogic.engine.session import Session
 from metalogic.logic import CORE_DIR, MRS_DIR
 
 CORE_ENTRY = CORE_DIR / "check.lp"  # the core files of the check, in load order
