@@ -141,6 +141,7 @@ class Session:
     def load(self, *paths: Path, resident: bool = False) -> Session:
         """Add rule files. clingo parses them now; prolog loads them when a query needs them.
         `resident` (prolog): a module file that stays loaded beside every rule set."""
+        self._open()
         for path in paths:
             if self._ctl is None:
                 (self._resident if resident else self._files).append(Path(path))
