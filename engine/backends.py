@@ -43,6 +43,7 @@ RESULTS = {
     "query_score": 4,
     "explain": 3,
     "input_error": 1,
+    "rule_error": 1,
 }
 ENGINES = ("clingo", "prolog")
 

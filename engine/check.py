@@ -181,6 +181,8 @@ def run_check(
     if len(outputs) == 2:
         ensure_agreement(outputs[0], outputs[1])
     out = outputs[0]
+    if out.lines["rule_error"]:
+        raise rule_errors(out)
     if out.lines["input_error"]:
         raise input_errors(out, facts)
     rows = parse_output(out)
@@ -202,6 +204,23 @@ def run_check(
         rows=rows,
         agents=[a for a in known if not agents or a in agents],
     )
+
+
+def rule_errors(out: EngineOutput, shown: int = 5) -> MetalogicError:
+    """The rules' own consistency errors (rule_error/1 of logic/core/cases.lp) as one message each."""
+    problems = []
+    for line in sorted(out.lines["rule_error"])[:shown]:
+        term = parse_term(line)
+        assert isinstance(term, Fun) and isinstance(term.args[0], Fun)
+        case, sc, mr1, mr2 = (text(a) for a in term.args[0].args)
+        problems.append(
+            Problem(
+                f"test case {case} is derived by two MRs, {mr1} and {mr2}, for capability {sc}",
+                expected="case ids that belong to one MR (by convention they start with its id)",
+                fix="give the cases of one of the two MR files ids of their own",
+            )
+        )
+    return MetalogicError(problems, more=max(0, len(out.lines["rule_error"]) - shown))
 
 
 def many_copies(facts: FactSet) -> str:

@@ -11,6 +11,9 @@ invalid_in(Ag, C) :- cq(C, Q), answer(Ag, Q, invalid), !.
 case_violation(Ag, C, invalid_answer) :- invalid_in(Ag, C), !.
 case_violation(Ag, C, R) :- violates(Ag, C, R).
 
+% A case id belongs to one MR within a capability, as in cases.lp.
+rule_error(case_in_two_mrs(C, SC, M1, M2)) :- tc(C, M1, SC), tc(C, M2, SC), M1 @< M2.
+
 explain_fact(_, C, query(Q, K)) :- cq(C, Q), query(Q, K).
 explain_fact(Ag, C, answer(Ag, Q, V)) :- cq(C, Q), answer(Ag, Q, V).
 explain_fact(Ag, C, query(Q, K)) :- cs(C, Q), answer(Ag, Q, _), query(Q, K).

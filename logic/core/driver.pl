@@ -93,7 +93,8 @@ ml_emit_all(S) :-
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
     forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))),
     forall(distinct(Ag-C-F, (viol(Ag, C), explain_fact(Ag, C, F))), ml_emit(S, explain(Ag, C, F))),
-    forall(distinct(E, input_error(E)), ml_emit(S, input_error(E))).
+    forall(distinct(E, input_error(E)), ml_emit(S, input_error(E))),
+    forall(distinct(E, rule_error(E)), ml_emit(S, rule_error(E))).
 
 ml_emit(S, T) :- ml_write(S, T), nl(S).
 
