@@ -41,6 +41,7 @@ class CheckResult:
     params: dict[str, int]
     rows: Rows
     agents: list[str] = field(default_factory=list)
+    detail: bool = True  # False: only the scores were derived (no explanations, no per-place counts)
 
 
 PLAIN_DECIMAL = re.compile(r"[0-9]{1,7}(\.[0-9]{1,12})?")
@@ -152,10 +153,13 @@ def run_check(
     agents: Sequence[str] = (),
     workers: int = 1,
     mrs: str | Sequence[str] = "all",
+    detail: bool = True,
 ) -> CheckResult:
     """Check the facts under `folder` (or the facts given, already read: engine.facts.facts_from_text
     holds them in memory). With workers > 1 the facts are split into shards of whole
-    trajectories checked by that many processes (engine/shards.py); the result is the same."""
+    trajectories checked by that many processes (engine/shards.py); the result is the same.
+    detail=False derives only what the score table needs (what `metalogic check` prints without
+    --out): no explanations and no counts per trajectory, object or answer."""
     if engine not in ENGINE_CHOICES:
         raise MetalogicError.single(
             f"unknown engine '{engine}'",
@@ -174,10 +178,10 @@ def run_check(
     if workers > 1:
         from metalogic.engine.shards import run_sharded
 
-        outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers, mrs) for e in engines]
+        outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers, mrs, detail) for e in engines]
     else:
         program = facts.program()
-        outputs = [run_engine(e, rules, program, params) for e in engines]
+        outputs = [run_engine(e, rules, program, params, detail) for e in engines]
     if len(outputs) == 2:
         ensure_agreement(outputs[0], outputs[1])
     out = outputs[0]
@@ -203,6 +207,7 @@ def run_check(
         params=params,
         rows=rows,
         agents=[a for a in known if not agents or a in agents],
+        detail=detail,
     )
 
 

@@ -24,6 +24,9 @@ from metalogic.logic import CORE_DIR, MRS_DIR
 
 SHARED_TABLES = CORE_DIR / "tables.facts"
 CORE_NAMES = ("algebra", "queries", "input", "params", "fractions", "observe", "cases", "score", "headline")
+# What only `check --out` writes (explanations, per trajectory/object/answer counts): clingo grounds
+# it only when asked; the Prolog driver loads it always and asks it only when asked.
+DETAIL = "detail"
 TRIG = CORE_DIR / "trig.facts"
 COMPAT = CORE_DIR / "compat.facts"  # MR12's table, derived by scripts/gen_compat.py
 
@@ -82,8 +85,14 @@ class RuleSet:
         return [TRIG, COMPAT] + [CORE_DIR / f"{n}.lp" for n in CORE_NAMES] + [m.lp for m in self.mrs]
 
     @property
+    def detail_lp_files(self) -> list[Path]:
+        """lp_files and the rules of what only `check --out` writes."""
+        return [*self.lp_files, CORE_DIR / f"{DETAIL}.lp"]
+
+    @property
     def pl_files(self) -> list[Path]:
-        return [TRIG, COMPAT] + [CORE_DIR / f"{n}.pl" for n in CORE_NAMES] + [m.pl for m in self.mrs]
+        names = (*CORE_NAMES, DETAIL)
+        return [TRIG, COMPAT] + [CORE_DIR / f"{n}.pl" for n in names] + [m.pl for m in self.mrs]
 
     def by_id(self, mr_id: str) -> MR:
         for m in self.mrs:
@@ -304,7 +313,7 @@ def load_ruleset(extra: Sequence[str | Path] = ()) -> RuleSet:
     mrs: list[MR] = []
     params: dict[str, Param] = {}
     owner_of_param: dict[str, str] = {}
-    core_heads = {h for n in CORE_NAMES for h in head_signatures(CORE_DIR / f"{n}.lp")} - HOOKS
+    core_heads = {h for n in (*CORE_NAMES, DETAIL) for h in head_signatures(CORE_DIR / f"{n}.lp")} - HOOKS
     for n in CORE_NAMES:
         decl, _ = _clingo_declarations(CORE_DIR / f"{n}.lp")
         _add_params(decl, "core", params, owner_of_param)
@@ -395,7 +404,7 @@ def _check_defined(rs: RuleSet) -> None:
     log = _Log()
     ctl = clingo.Control([], logger=log, message_limit=200)
     ctl.load(str(SHARED_TABLES))
-    for f in rs.lp_files:
+    for f in rs.detail_lp_files:
         ctl.load(str(f))
     ctl.ground([("base", [])])
     user = {str(m.lp) for m in rs.mrs if not m.shipped} | {

@@ -13,9 +13,3 @@ case_violation(Ag, C, R) :- violates(Ag, C, R).
 
 % A case id belongs to one MR within a capability, as in cases.lp.
 rule_error(case_in_two_mrs(C, SC, M1, M2)) :- tc(C, M1, SC), tc(C, M2, SC), M1 @< M2.
-
-explain_fact(_, C, query(Q, K)) :- cq(C, Q), query(Q, K).
-explain_fact(Ag, C, answer(Ag, Q, V)) :- cq(C, Q), answer(Ag, Q, V).
-explain_fact(Ag, C, query(Q, K)) :- cs(C, Q), answer(Ag, Q, _), query(Q, K).
-explain_fact(Ag, C, answer(Ag, Q, V)) :- cs(C, Q), answer(Ag, Q, V).
-explain_fact(Ag, C, F) :- explain(Ag, C, F).
