@@ -1,7 +1,11 @@
 % Test cases and violations, common to every MR (the Prolog twin of cases.lp). The driver first
 % stores each distinct test case as tc/3 and its queries as cq/2 and cs/2, then asks these rules.
 
-agent(Ag) :- distinct(Ag, answer(Ag, _, _)).
+% The agents are stored once per run by the driver (ml_store_agents/0): asking answer/3 for them at
+% every use would scan all answers each time.
+:- dynamic ml_agent/1.
+agent(Ag) :- ml_agent(Ag).
+ml_store_agents :- forall(distinct(Ag, answer(Ag, _, _)), assertz(ml_agent(Ag))).
 
 touched(Ag, C) :- cq(C, Q), answer(Ag, Q, _).
 unanswered(Ag, C) :- cq(C, Q), \+ answer(Ag, Q, _), !.

@@ -27,7 +27,8 @@ ml_reset(Indicators) :-
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
     retractall(tc(_, _, _)), retractall(cq(_, _)), retractall(cs(_, _)), retractall(app(_, _)),
-    retractall(inv(_, _)), retractall(vr(_, _, _)), retractall(viol(_, _)).
+    retractall(inv(_, _)), retractall(vr(_, _, _)), retractall(viol(_, _)),
+    retractall(ml_agent(_)), ml_forget_queries.
 
 %% ml_load_facts(+File): add the ground facts of a file the Python reader has already validated.
 %% Terms are read as data (double-quoted text is a string) and asserted; nothing is called.
@@ -65,6 +66,8 @@ ml_unload_rules(File) :- unload_file(File).
 %% ml_run(+OutFile, +Detail): derive the results and write them; Detail = false leaves out what only
 %% `check --out` writes (detail.pl: explanations, counts per trajectory, object and answer).
 ml_run(Out, Detail) :-
+    ml_store_agents,
+    ml_store_queries,
     ml_store_cases,
     ml_store_verdicts,
     setup_call_cleanup(open(Out, write, S, [encoding(utf8)]), ml_emit_all(S, Detail), close(S)).
