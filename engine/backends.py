@@ -41,8 +41,16 @@ RESULTS = {
     "query_score": 4,
     "explain": 3,
     "input_error": 1,
+    "rule_error": 1,
 }
 ENGINES = ("clingo", "prolog")
+# Written only by `check --out` (logic/core/detail.lp): asked of the engines only when wanted.
+DETAIL_RESULTS = frozenset({"score_traj", "score_object", "query_score", "explain"})
+
+
+def wanted(detail: bool) -> dict[str, int]:
+    """The result predicates a run derives: all of them, or those the score table needs."""
+    return {k: a for k, a in RESULTS.items() if detail or k not in DETAIL_RESULTS}
 
 
 @dataclass
@@ -51,13 +59,13 @@ class EngineOutput:
     lines: dict[str, set[str]] = field(default_factory=lambda: {k: set() for k in RESULTS})
 
 
-def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int]) -> EngineOutput:
+def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int], detail: bool = True) -> EngineOutput:
     log = _Log()
     ctl = clingo.Control(["--warn=none"], logger=log, message_limit=20)
     ctl.load(str(SHARED_TABLES))
-    for f in rules.lp_files:
+    for f in rules.detail_lp_files if detail else rules.lp_files:
         ctl.load(str(f))
-    shows = "".join(f"#show {name}/{arity}.\n" for name, arity in RESULTS.items())
+    shows = "".join(f"#show {name}/{arity}.\n" for name, arity in wanted(detail).items())
     ctl.add("base", [], program + _param_facts(params) + shows)
     try:
         ctl.ground([("base", [])])
@@ -101,7 +109,7 @@ class _Prolog(PrologEngine):
     """The process's one embedded SWI-Prolog (engine/session.py loads and swaps its rule files),
     running the MR check."""
 
-    def run(self, program: str, params: Mapping[str, int]) -> EngineOutput:
+    def run(self, program: str, params: Mapping[str, int], detail: bool = True) -> EngineOutput:
         with tempfile.TemporaryDirectory(prefix="metalogic-") as tmp:
             facts = Path(tmp, "facts.pl")
             facts.write_text(program + _param_facts(params), encoding="utf-8")
@@ -109,7 +117,7 @@ class _Prolog(PrologEngine):
             try:
                 self._call(f"ml_reset({self.indicators})")
                 self._call(f"ml_load_facts('{_esc(facts)}')")
-                self._call(f"ml_run('{_esc(result)}')")
+                self._call(f"ml_run('{_esc(result)}', {str(detail).lower()})")
             except Exception as exc:  # pyswip's PrologError: a rule file failed while running
                 raise self._runtime_error(exc) from None
             finally:
@@ -132,11 +140,11 @@ def prolog() -> _Prolog:
     return _PROLOG
 
 
-def run_prolog(rules: RuleSet, program: str, params: Mapping[str, int]) -> EngineOutput:
+def run_prolog(rules: RuleSet, program: str, params: Mapping[str, int], detail: bool = True) -> EngineOutput:
     with _LOCK:
         pl = prolog()
         pl.use_rules(rules.pl_files)
-        return pl.run(program, params)
+        return pl.run(program, params, detail)
 
 
 def prolog_declarations(rules: RuleSet) -> list[str]:
@@ -184,12 +192,16 @@ def notify_engine_run(run: EngineRun) -> None:
         listener(run)
 
 
-def run_engine(engine: str, rules: RuleSet, program: str, params: Mapping[str, int]) -> EngineOutput:
+def run_engine(
+    engine: str, rules: RuleSet, program: str, params: Mapping[str, int], detail: bool = True
+) -> EngineOutput:
+    """The result lines of the MR rules on a facts program; with detail=False only what the score
+    table needs (no explanations, no per trajectory/object/answer counts: their sets stay empty)."""
     t0 = time.perf_counter()
     if engine == "clingo":
-        out = run_clingo(rules, program, params)
+        out = run_clingo(rules, program, params, detail)
     elif engine == "prolog":
-        out = run_prolog(rules, program, params)
+        out = run_prolog(rules, program, params, detail)
     else:
         raise ValueError(engine)
     if _LISTENERS:

@@ -41,6 +41,7 @@ class CheckResult:
     params: dict[str, int]
     rows: Rows
     agents: list[str] = field(default_factory=list)
+    detail: bool = True  # False: only the scores were derived (no explanations, no per-place counts)
 
 
 PLAIN_DECIMAL = re.compile(r"[0-9]{1,7}(\.[0-9]{1,12})?")
@@ -152,10 +153,13 @@ def run_check(
     agents: Sequence[str] = (),
     workers: int = 1,
     mrs: str | Sequence[str] = "all",
+    detail: bool = True,
 ) -> CheckResult:
     """Check the facts under `folder` (or the facts given, already read: engine.facts.facts_from_text
     holds them in memory). With workers > 1 the facts are split into shards of whole
-    trajectories checked by that many processes (engine/shards.py); the result is the same."""
+    trajectories checked by that many processes (engine/shards.py); the result is the same.
+    detail=False derives only what the score table needs (what `metalogic check` prints without
+    --out): no explanations and no counts per trajectory, object or answer."""
     if engine not in ENGINE_CHOICES:
         raise MetalogicError.single(
             f"unknown engine '{engine}'",
@@ -174,13 +178,15 @@ def run_check(
     if workers > 1:
         from metalogic.engine.shards import run_sharded
 
-        outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers, mrs) for e in engines]
+        outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers, mrs, detail) for e in engines]
     else:
         program = facts.program()
-        outputs = [run_engine(e, rules, program, params) for e in engines]
+        outputs = [run_engine(e, rules, program, params, detail) for e in engines]
     if len(outputs) == 2:
         ensure_agreement(outputs[0], outputs[1])
     out = outputs[0]
+    if out.lines["rule_error"]:
+        raise rule_errors(out)
     if out.lines["input_error"]:
         raise input_errors(out, facts)
     rows = parse_output(out)
@@ -201,7 +207,25 @@ def run_check(
         params=params,
         rows=rows,
         agents=[a for a in known if not agents or a in agents],
+        detail=detail,
     )
+
+
+def rule_errors(out: EngineOutput, shown: int = 5) -> MetalogicError:
+    """The rules' own consistency errors (rule_error/1 of logic/core/cases.lp) as one message each."""
+    problems = []
+    for line in sorted(out.lines["rule_error"])[:shown]:
+        term = parse_term(line)
+        assert isinstance(term, Fun) and isinstance(term.args[0], Fun)
+        case, sc, mr1, mr2 = (text(a) for a in term.args[0].args)
+        problems.append(
+            Problem(
+                f"test case {case} is derived by two MRs, {mr1} and {mr2}, for capability {sc}",
+                expected="case ids that belong to one MR (by convention they start with its id)",
+                fix="give the cases of one of the two MR files ids of their own",
+            )
+        )
+    return MetalogicError(problems, more=max(0, len(out.lines["rule_error"]) - shown))
 
 
 def many_copies(facts: FactSet) -> str:
@@ -244,18 +268,18 @@ def _clip(s: str, width: int = 60) -> str:
 
 
 def ensure_agreement(a: EngineOutput, b: EngineOutput, shown: int = 5) -> None:
+    """Refuse a check whose two engines disagree (engine/differential.py says where)."""
+    from metalogic.engine.differential import differences
+
     problems = []
-    for kind in a.lines:
-        only_a, only_b = sorted(a.lines[kind] - b.lines[kind]), sorted(b.lines[kind] - a.lines[kind])
-        if not only_a and not only_b:
-            continue
-        lines = [f"  only {a.engine}: {x}" for x in only_a[:shown]] + [
-            f"  only {b.engine}: {x}" for x in only_b[:shown]
+    for d in differences(a, b):
+        lines = [f"  only {a.engine}: {x}" for x in d.only_first[:shown]] + [
+            f"  only {b.engine}: {x}" for x in d.only_second[:shown]
         ]
         problems.append(
             Problem(
-                f"the engines disagree on {kind} ({len(only_a)} only from {a.engine}, "
-                f"{len(only_b)} only from {b.engine}):\n" + "\n".join(lines),
+                f"the engines disagree on {d.predicate} ({len(d.only_first)} only from {a.engine}, "
+                f"{len(d.only_second)} only from {b.engine}):\n" + "\n".join(lines),
                 expected="identical results from clingo and SWI-Prolog",
                 fix="an MR's .lp and .pl halves encode different laws; make them agree",
             )

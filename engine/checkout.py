@@ -329,6 +329,9 @@ def write_check_output(
     """Write every table in every format, then the manifest naming them (written last)."""
     from metalogic.engine import tables
 
+    # A check made for the score table alone lacks the explanations these tables hold.
+    assert res.detail, "write_check_output needs run_check(..., detail=True)"
+
     frames = {**tables.all_frames(res), **extra_frames(res)}
     stale = out_dir / MANIFEST
     if stale.is_file() and not stale.is_symlink():

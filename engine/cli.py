@@ -128,6 +128,7 @@ def check(
         agents=agents,
         workers=workers,
         mrs=mrs,
+        detail=bool(out_dir),  # the score table alone needs no explanations or per-place counts
     )
     df = tables.scores_frame(res)
     click.echo(tables.render_scores(df))

@@ -16,6 +16,12 @@ _SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[(),]')
 
 def split_args(line: str) -> list[str]:
     """`name(a,b(c,d),"e,f")` -> ['a', 'b(c,d)', '"e,f"']."""
+    if '"' not in line:  # no strings: split at every comma, then rejoin the pieces of nested terms
+        return _split_plain(line)
+    return _split_scan(line)
+
+
+def _split_scan(line: str) -> list[str]:
     start = line.index("(") + 1
     args, depth, last = [], 0, start
     for m in _SCAN.finditer(line, start):
@@ -30,6 +36,22 @@ def split_args(line: str) -> list[str]:
         elif tok == "," and depth == 0:
             args.append(line[last : m.start()])
             last = m.end()
+    return args
+
+
+def _split_plain(line: str) -> list[str]:
+    inner = line[line.index("(") + 1 : line.rindex(")")]
+    pieces = inner.split(",")
+    if "(" not in inner:
+        return pieces
+    args: list[str] = []
+    depth = 0
+    for piece in pieces:
+        if depth:
+            args[-1] += "," + piece
+        else:
+            args.append(piece)
+        depth += piece.count("(") - piece.count(")")
     return args
 
 

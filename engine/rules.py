@@ -28,6 +28,10 @@ from metalogic.logic import CORE_DIR, MRS_DIR
 CORE_ENTRY = CORE_DIR / "check.lp"  # the core files of the check, in load order
 CORE_FILES = included(CORE_ENTRY)
 CORE_NAMES = tuple(p.stem for p in CORE_FILES if p.suffix == ".lp")
+# What only `check --out` writes (explanations, per trajectory/object/answer counts): clingo grounds
+# it only when asked; the Prolog driver loads it always and asks it only when asked.
+DETAIL = "detail"
+DETAIL_FILE = CORE_DIR / f"{DETAIL}.lp"
 TRIG = CORE_DIR / "trig.facts"
 COMPAT = CORE_DIR / "compat.facts"  # MR12's table, derived by scripts/gen_compat.py
 
@@ -86,8 +90,13 @@ class RuleSet:
         return [*CORE_FILES, *(m.lp for m in self.mrs)]
 
     @property
+    def detail_lp_files(self) -> list[Path]:
+        """lp_files and the rules of what only `check --out` writes."""
+        return [*self.lp_files, DETAIL_FILE]
+
+    @property
     def pl_files(self) -> list[Path]:
-        return [*map(twin, CORE_FILES), *(m.pl for m in self.mrs)]
+        return [*map(twin, CORE_FILES), twin(DETAIL_FILE), *(m.pl for m in self.mrs)]
 
     def by_id(self, mr_id: str) -> MR:
         for m in self.mrs:
@@ -266,7 +275,7 @@ def load_ruleset(extra: Sequence[str | Path] = ()) -> RuleSet:
     mrs: list[MR] = []
     params: dict[str, Param] = {}
     owner_of_param: dict[str, str] = {}
-    core_heads = {h for n in CORE_NAMES for h in head_signatures(CORE_DIR / f"{n}.lp")} - HOOKS
+    core_heads = {h for n in (*CORE_NAMES, DETAIL) for h in head_signatures(CORE_DIR / f"{n}.lp")} - HOOKS
     for n in CORE_NAMES:
         decl, _ = _clingo_declarations(CORE_DIR / f"{n}.lp")
         _add_params(decl, "core", params, owner_of_param)
@@ -354,7 +363,7 @@ def _clashes(lp: Path, core_heads: set[str], owner: dict[str, Path]) -> list[Pro
 
 def _check_defined(rs: RuleSet) -> None:
     """Ground the whole program without facts and report atoms no rule or fact can define."""
-    session = Session("clingo", warn=True, message_limit=200).load(*rs.lp_files).ground()
+    session = Session("clingo", warn=True, message_limit=200).load(*rs.detail_lp_files).ground()
     user = {str(m.lp) for m in rs.mrs if not m.shipped} | {
         display_path(m.lp) for m in rs.mrs if not m.shipped
     }

@@ -111,9 +111,9 @@ def _init_worker(rules_dirs: Sequence[str], mrs: str | Sequence[str]) -> None:
     _RULES = select_mrs(load_ruleset(rules_dirs), mrs)
 
 
-def _check_shard(engine: str, facts: list[str], params: Mapping[str, int]) -> EngineOutput:
+def _check_shard(engine: str, facts: list[str], params: Mapping[str, int], detail: bool) -> EngineOutput:
     assert _RULES is not None
-    return run_engine(engine, _RULES, "".join(f"{f}.\n" for f in facts), params)
+    return run_engine(engine, _RULES, "".join(f"{f}.\n" for f in facts), params, detail)
 
 
 def shard_count(n_facts: int, workers: int) -> int:
@@ -127,6 +127,7 @@ def run_sharded(
     params: Mapping[str, int],
     workers: int,
     mrs: str | Sequence[str] = "all",
+    detail: bool = True,
 ) -> EngineOutput:
     """The engine's output for `facts`, computed in shards by `workers` processes."""
     t0 = time.perf_counter()
@@ -138,7 +139,8 @@ def run_sharded(
         initializer=_init_worker,
         initargs=(list(rules_dirs), mrs),
     ) as pool:
-        outs = list(pool.map(_check_shard, [engine] * len(parts), parts, [params] * len(parts)))
+        n = len(parts)
+        outs = list(pool.map(_check_shard, [engine] * n, parts, [params] * n, [detail] * n))
     merged = merge_outputs(engine, outs)
     if listening():
         ids = tuple(m.id for m in select_mrs(load_ruleset(rules_dirs), mrs))

@@ -638,13 +638,13 @@ error: clash/tall.lp:9: helper predicate height_up/2 is also defined in clash/he
 
 
 def test_user_file_redefining_a_core_predicate() -> None:
-    lp = HEIGHT_LP.replace("height_up(Ag, Q) :- dir_answer", "applicable(Ag, Q) :- dir_answer")
+    lp = HEIGHT_LP.replace("height_up(Ag, Q) :- dir_answer", "case_off(Ag, Q) :- dir_answer")
     assert (
         fails("check", "facts", "--rules", rules("core", lp=lp))
         == """\
-error: core/height.lp:9: rule file defines applicable/2, which belongs to the core or the facts schema
+error: core/height.lp:9: rule file defines case_off/2, which belongs to the core or the facts schema
   expected: new helper predicates with their own names
-  fix: rename the helper, e.g. height_applicable
+  fix: rename the helper, e.g. height_case_off
 """
     )
 

@@ -27,7 +27,8 @@ ml_reset(Indicators) :-
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
     retractall(tc(_, _, _)), retractall(cq(_, _)), retractall(cs(_, _)), retractall(app(_, _)),
-    retractall(inv(_, _)), retractall(vr(_, _, _)), retractall(viol(_, _)).
+    retractall(inv(_, _)), retractall(vr(_, _, _)), retractall(viol(_, _)),
+    retractall(ml_agent(_)), ml_forget_queries.
 
 %% ml_load_facts(+File): add the ground facts of a file the Python reader has already validated.
 %% Terms are read as data (double-quoted text is a string) and asserted; nothing is called.
@@ -62,11 +63,14 @@ ml_load_rules(File, Messages) :-
 %% ml_unload_rules(+File)
 ml_unload_rules(File) :- unload_file(File).
 
-%% ml_run(+OutFile): derive everything and write the results.
-ml_run(Out) :-
+%% ml_run(+OutFile, +Detail): derive the results and write them; Detail = false leaves out what only
+%% `check --out` writes (detail.pl: explanations, counts per trajectory, object and answer).
+ml_run(Out, Detail) :-
+    ml_store_agents,
+    ml_store_queries,
     ml_store_cases,
     ml_store_verdicts,
-    setup_call_cleanup(open(Out, write, S, [encoding(utf8)]), ml_emit_all(S), close(S)).
+    setup_call_cleanup(open(Out, write, S, [encoding(utf8)]), ml_emit_all(S, Detail), close(S)).
 
 ml_store_cases :-
     forall(distinct(C-MR-SC, testcase(C, MR, SC)), assertz(tc(C, MR, SC))),
@@ -80,7 +84,7 @@ ml_store_verdicts :-
     forall(distinct(Ag-C-R, (app(Ag, C), case_violation(Ag, C, R))), assertz(vr(Ag, C, R))),
     forall(distinct(Ag-C, vr(Ag, C, _)), assertz(viol(Ag, C))).
 
-ml_emit_all(S) :-
+ml_emit_all(S, Detail) :-
     forall(tc(C, MR, SC), ml_emit(S, testcase(C, MR, SC))),
     forall((vr(Ag, C, R), tc(C, MR, SC)), ml_emit(S, violation(Ag, C, MR, SC, R))),
     forall(score(Ag, SC, N, V), ml_emit(S, score(Ag, SC, N, V))),
@@ -89,11 +93,15 @@ ml_emit_all(S) :-
     forall(score_from(Ag, SC, K), ml_emit(S, score_from(Ag, SC, K))),
     forall(score_mr(Ag, SC, MR, N, V), ml_emit(S, score_mr(Ag, SC, MR, N, V))),
     forall(invalid_cases(Ag, SC, N), ml_emit(S, invalid_cases(Ag, SC, N))),
+    ( Detail == true -> ml_emit_detail(S) ; true ),
+    forall(distinct(E, input_error(E)), ml_emit(S, input_error(E))),
+    forall(distinct(E, rule_error(E)), ml_emit(S, rule_error(E))).
+
+ml_emit_detail(S) :-
     forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
     forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))),
-    forall(distinct(Ag-C-F, (viol(Ag, C), explain_fact(Ag, C, F))), ml_emit(S, explain(Ag, C, F))),
-    forall(distinct(E, input_error(E)), ml_emit(S, input_error(E))).
+    forall(distinct(Ag-C-F, (viol(Ag, C), explain_fact(Ag, C, F))), ml_emit(S, explain(Ag, C, F))).
 
 ml_emit(S, T) :- ml_write(S, T), nl(S).
 

@@ -1,21 +1,47 @@
 % Query contents: the kind of each query, its trajectory, the states and objects it mentions, and
 % the type of answer it takes. The Prolog twin of queries.lp.
 
+% The driver stores the query tables below once per run (ml_store_queries/0), before any MR asks
+% them: SWI-Prolog indexes a call by the arguments it binds, so an MR joining queries by content
+% (pair_query(Q, obj_dir, T, S, A, B) with T, S and A bound) finds them directly, where a search
+% through query/2 would scan every query of that kind once per call.
+:- dynamic ml_query_row/3, ml_later_form/1, ml_move_row/5, ml_pair_row/6, ml_object_row/5.
+
 % Every query's kind and trajectory, whatever form it was asked in.
-query_of(Q, K, T) :- query(Q, C), C =.. [K, T|Rest], length(Rest, N), A is N + 1, query_kind(K, A, _, _).
+query_of(Q, K, T) :- ml_query_row(Q, K, T).
 
 % A content asked in several surface forms is one question: its first id (in id order) stands for
 % it wherever MRs join queries by content, so a second form adds an MR3 case and nothing else.
-later_form(Q) :- query(Q, K), query(Q2, K), Q2 @< Q, !.
-move_query(Q, move_dir, T, S1, S2) :- query(Q, move_dir(T, S1, S2)), \+ later_form(Q).
-move_query(Q, move_dist, T, S1, S2) :- query(Q, move_dist(T, S1, S2)), \+ later_form(Q).
-pair_query(Q, obj_dir, T, S, A, B) :- query(Q, obj_dir(T, S, A, B)), \+ later_form(Q).
-pair_query(Q, obj_dist, T, S, A, B) :- query(Q, obj_dist(T, S, A, B)), \+ later_form(Q).
-pair_query(Q, map_dir, T, S, A, B) :- query(Q, map_dir(T, S, A, B)), \+ later_form(Q).
-pair_query(Q, map_dist, T, S, A, B) :- query(Q, map_dist(T, S, A, B)), \+ later_form(Q).
-object_query(Q, size, T, S, O) :- query(Q, size(T, S, O)), \+ later_form(Q).
-object_query(Q, depth, T, S, O) :- query(Q, depth(T, S, O)), \+ later_form(Q).
-object_query(Q, ego_dist, T, S, O) :- query(Q, ego_dist(T, S, O)), \+ later_form(Q).
+later_form(Q) :- ml_later_form(Q).
+move_query(Q, K, T, S1, S2) :- ml_move_row(Q, K, T, S1, S2).
+pair_query(Q, K, T, S, A, B) :- ml_pair_row(Q, K, T, S, A, B).
+object_query(Q, K, T, S, O) :- ml_object_row(Q, K, T, S, O).
+
+ml_store_queries :-
+    forall(( query(Q, C), C =.. [K, T|Rest], length(Rest, N), A is N + 1, query_kind(K, A, _, _) ),
+           assertz(ml_query_row(Q, K, T))),
+    findall(C-Q, query(Q, C), Pairs0), sort(Pairs0, Pairs),     % by content, then by id
+    ml_store_later(Pairs, '$none'),
+    forall(( query(Q, C), \+ ml_later_form(Q) ), ml_store_row(Q, C)).
+
+% Every id after the first of a content is a later form (an id with two contents is one if either
+% content was asked before, as in queries.lp).
+ml_store_later([], _).
+ml_store_later([C-Q|Rest], Prev) :-
+    ( C == Prev, \+ ml_later_form(Q) -> assertz(ml_later_form(Q)) ; true ),
+    ml_store_later(Rest, C).
+
+ml_store_row(Q, move_dir(T, S1, S2)) :- !, assertz(ml_move_row(Q, move_dir, T, S1, S2)).
+ml_store_row(Q, move_dist(T, S1, S2)) :- !, assertz(ml_move_row(Q, move_dist, T, S1, S2)).
+ml_store_row(Q, C) :- C =.. [K, T, S, A, B], memberchk(K, [obj_dir, obj_dist, map_dir, map_dist]), !,
+    assertz(ml_pair_row(Q, K, T, S, A, B)).
+ml_store_row(Q, C) :- C =.. [K, T, S, O], memberchk(K, [size, depth, ego_dist]), !,
+    assertz(ml_object_row(Q, K, T, S, O)).
+ml_store_row(_, _).
+
+ml_forget_queries :-
+    retractall(ml_query_row(_, _, _)), retractall(ml_later_form(_)), retractall(ml_move_row(_, _, _, _, _)),
+    retractall(ml_pair_row(_, _, _, _, _, _)), retractall(ml_object_row(_, _, _, _, _)).
 
 query_sc(Q, SC) :- query_of(Q, K, _), query_kind(K, _, SC, _).
 query_type(Q, Ty) :- query_of(Q, K, _), query_kind(K, _, _, Ty).

@@ -32,24 +32,3 @@ score_mr(Ag, SC, MR, N, V) :- agent(Ag),
 invalid_cases(Ag, SC, N) :- agent(Ag),
     ml_group_counts(S1-C1, (inv(Ag, C1), tc(C1, _, S1)), Invs),
     capability(SC, _), ml_count(Invs, SC, N).
-
-% Per trajectory and per object (the error-rate tables): cases that touch a trajectory or object.
-case_traj(C, T) :- cq(C, Q), query_traj(Q, T).
-case_object(C, T, O) :- cq(C, Q), query_traj(Q, T), query_object(Q, O).
-score_traj(Ag, T, N, V) :- agent(Ag),
-    ml_group_counts(T0-C0, (tc(C0, _, _), case_traj(C0, T0)), Trajs),
-    ml_group_counts(T1-C1, (app(Ag, C1), case_traj(C1, T1)), Apps),
-    ml_group_counts(T2-C2, (viol(Ag, C2), case_traj(C2, T2)), Viols),
-    gen_assoc(T, Trajs, _), ml_count(Apps, T, N), ml_count(Viols, T, V).
-score_object(Ag, T, O, N, V) :- agent(Ag),
-    ml_group_counts((T0-O0)-C0, (tc(C0, _, _), case_object(C0, T0, O0)), Objects),
-    ml_group_counts((T1-O1)-C1, (app(Ag, C1), case_object(C1, T1, O1)), Apps),
-    ml_group_counts((T2-O2)-C2, (viol(Ag, C2), case_object(C2, T2, O2)), Viols),
-    gen_assoc(T-O, Objects, _), ml_count(Apps, T-O, N), ml_count(Viols, T-O, V).
-
-% Per answer: the cases that need it and how many of them are violated (the MR verifier's reward).
-query_score(Ag, Q, N, V) :- agent(Ag),
-    ml_group_counts(Q1-C1, (app(Ag, C1), cq(C1, Q1)), Apps),
-    ml_group_counts(Q2-C2, (viol(Ag, C2), cq(C2, Q2)), Viols),
-    findall(Q0, (answer(Ag, Q0, _), once(cq(_, Q0))), Qs0), sort(Qs0, Qs),
-    member(Q, Qs), ml_count(Apps, Q, N), ml_count(Viols, Q, V).

@@ -1,0 +1,34 @@
+"""`metalogic check` without --out derives only what the score table needs (logic/core/detail.lp is
+left out): every other result line is the same as in a full run, on both engines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from helpers import EXAMPLES, run_cli
+from metalogic.engine.backends import DETAIL_RESULTS, run_engine
+from metalogic.engine.facts import read_facts
+from metalogic.engine.rules import load_ruleset
+
+
+@pytest.mark.parametrize("engine", ["clingo", "prolog"])
+def test_scores_alone_equal_the_full_run(engine: str) -> None:
+    rules, program = load_ruleset(), read_facts(EXAMPLES).program()
+    full = run_engine(engine, rules, program, {}, detail=True)
+    lean = run_engine(engine, rules, program, {}, detail=False)
+    for kind in full.lines:
+        if kind in DETAIL_RESULTS:
+            assert full.lines[kind], kind  # the examples have violations, trajectories, answers
+            assert lean.lines[kind] == set(), kind
+        else:
+            assert lean.lines[kind] == full.lines[kind], kind
+
+
+def test_check_prints_the_same_table_with_and_without_out(tmp_path: Path) -> None:
+    code, plain, _ = run_cli("check", str(EXAMPLES))
+    code2, written, _ = run_cli("check", str(EXAMPLES), "--out", str(tmp_path / "out"))
+    assert code == code2 == 0
+    assert written.startswith(plain.rstrip("\n"))  # then "wrote N files to ..."
+    assert (tmp_path / "out" / "run.json").is_file()
