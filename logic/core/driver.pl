@@ -13,8 +13,21 @@
            mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3.
 :- discontiguous testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3.
 
-% Tables of the phases.
-:- dynamic tc/3, cq/2, cs/2, app/2, inv/2, vr/3, viol/2, param_override/2.
+% Tables of the phases. A test case is a compound term, and SWI-Prolog indexes a compound argument
+% by its name and arity only, so a lookup of one case would scan every case of its MR. Each table
+% is therefore stored under the case's term_hash/2 as its first argument (an integer, indexed
+% exactly); the accessors below hash a given case, or enumerate when the case is unbound.
+:- dynamic tc_h/4, cq_h/3, cs_h/3, app_h/3, inv_h/3, vr_h/4, viol_h/3, param_override/2.
+
+ml_key(C, H) :- ( ground(C) -> term_hash(C, H) ; true ).
+tc(C, MR, SC) :- ml_key(C, H), tc_h(H, C, MR, SC).
+cq(C, Q) :- ml_key(C, H), cq_h(H, C, Q).
+cs(C, Q) :- ml_key(C, H), cs_h(H, C, Q).
+app(Ag, C) :- ml_key(C, H), app_h(H, Ag, C).
+inv(Ag, C) :- ml_key(C, H), inv_h(H, Ag, C).
+vr(Ag, C, R) :- ml_key(C, H), vr_h(H, Ag, C, R).
+viol(Ag, C) :- ml_key(C, H), viol_h(H, Ag, C).
+ml_store(Table, C, Args) :- term_hash(C, H), T =.. [Table, H|Args], assertz(T).
 
 violated(Ag, C) :- viol(Ag, C).
 
@@ -26,9 +39,10 @@ ml_declare_facts(Indicators) :- forall(member(PI, Indicators), dynamic(user:PI))
 ml_reset(Indicators) :-
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
-    retractall(tc(_, _, _)), retractall(cq(_, _)), retractall(cs(_, _)), retractall(app(_, _)),
-    retractall(inv(_, _)), retractall(vr(_, _, _)), retractall(viol(_, _)),
-    retractall(ml_agent(_)), ml_forget_queries.
+    retractall(tc_h(_, _, _, _)), retractall(cq_h(_, _, _)), retractall(cs_h(_, _, _)),
+    retractall(app_h(_, _, _)), retractall(inv_h(_, _, _)), retractall(vr_h(_, _, _, _)),
+    retractall(viol_h(_, _, _)),
+    retractall(ml_agent(_)), ml_forget_queries, ml_forget_scores, ml_forget_detail.
 
 %% ml_load_facts(+File): add the ground facts of a file the Python reader has already validated.
 %% Terms are read as data (double-quoted text is a string) and asserted; nothing is called.
@@ -70,19 +84,20 @@ ml_run(Out, Detail) :-
     ml_store_queries,
     ml_store_cases,
     ml_store_verdicts,
+    ml_store_scores,
     setup_call_cleanup(open(Out, write, S, [encoding(utf8)]), ml_emit_all(S, Detail), close(S)).
 
 ml_store_cases :-
-    forall(distinct(C-MR-SC, testcase(C, MR, SC)), assertz(tc(C, MR, SC))),
-    forall(distinct(C-Q, (tc(C, _, _), case_query(C, Q))), assertz(cq(C, Q))),
-    forall(distinct(C-Q, (tc(C, _, _), case_support(C, Q))), assertz(cs(C, Q))).
+    forall(distinct(C-MR-SC, testcase(C, MR, SC)), ml_store(tc_h, C, [C, MR, SC])),
+    forall(distinct(C-Q, (tc(C, _, _), case_query(C, Q))), ml_store(cq_h, C, [C, Q])),
+    forall(distinct(C-Q, (tc(C, _, _), case_support(C, Q))), ml_store(cs_h, C, [C, Q])).
 
 ml_store_verdicts :-
     forall(distinct(Ag-C, (tc(C, _, _), touched(Ag, C))),
-           ( applicable(Ag, C) -> assertz(app(Ag, C)) ; true )),
-    forall(app(Ag, C), ( invalid_in(Ag, C) -> assertz(inv(Ag, C)) ; true )),
-    forall(distinct(Ag-C-R, (app(Ag, C), case_violation(Ag, C, R))), assertz(vr(Ag, C, R))),
-    forall(distinct(Ag-C, vr(Ag, C, _)), assertz(viol(Ag, C))).
+           ( applicable(Ag, C) -> ml_store(app_h, C, [Ag, C]) ; true )),
+    forall(app(Ag, C), ( invalid_in(Ag, C) -> ml_store(inv_h, C, [Ag, C]) ; true )),
+    forall(distinct(Ag-C-R, (app(Ag, C), case_violation(Ag, C, R))), ml_store(vr_h, C, [Ag, C, R])),
+    forall(distinct(Ag-C, vr(Ag, C, _)), ml_store(viol_h, C, [Ag, C])).
 
 ml_emit_all(S, Detail) :-
     forall(tc(C, MR, SC), ml_emit(S, testcase(C, MR, SC))),
@@ -98,6 +113,7 @@ ml_emit_all(S, Detail) :-
     forall(distinct(E, rule_error(E)), ml_emit(S, rule_error(E))).
 
 ml_emit_detail(S) :-
+    ml_store_detail,
     forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
     forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))),

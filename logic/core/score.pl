@@ -13,22 +13,30 @@ ml_group_counts(Template, Goal, Assoc) :-
     list_to_assoc(Counts, Assoc).
 ml_count(Assoc, Key, N) :- ( get_assoc(Key, Assoc, N0) -> N = N0 ; N = 0 ).
 
-score_pooled(Ag, SC, N, V) :- agent(Ag),
-    ml_group_counts(S1-C1, (app(Ag, C1), tc(C1, _, S1)), Apps),
-    ml_group_counts(S2-C2, (viol(Ag, C2), tc(C2, _, S2)), Viols),
-    capability(SC, _), ml_count(Apps, SC, N), ml_count(Viols, SC, V).
+% The per-MR counts of each agent are made once per run, by ml_store_scores/0 (the driver calls it
+% after the verdicts), and stored as ml_score_mr/5; the pooled and per-kind totals add them up, as
+% score.lp does (a case belongs to one MR within a capability: cases.pl reports one that does not).
+:- dynamic ml_score_mr/5, ml_mr_sc/2.
+ml_store_scores :-
+    forall(distinct(MR-SC, tc(_, MR, SC)), assertz(ml_mr_sc(MR, SC))),
+    forall(agent(Ag), ml_store_agent_scores(Ag)).
+ml_store_agent_scores(Ag) :-
+    ml_group_counts(K1-C1, (app(Ag, C1), tc(C1, M1, S1), K1 = M1-S1), Apps),
+    ml_group_counts(K2-C2, (viol(Ag, C2), tc(C2, M2, S2), K2 = M2-S2), Viols),
+    forall(ml_mr_sc(MR, SC), ( ml_count(Apps, MR-SC, N), ml_count(Viols, MR-SC, V),
+                               assertz(ml_score_mr(Ag, SC, MR, N, V)) )).
+ml_forget_scores :- retractall(ml_score_mr(_, _, _, _, _)), retractall(ml_mr_sc(_, _)).
+
+score_mr(Ag, SC, MR, N, V) :- ml_score_mr(Ag, SC, MR, N, V).
+score_pooled(Ag, SC, N, V) :- agent(Ag), capability(SC, _),
+    aggregate_all(sum(N1), ml_score_mr(Ag, SC, _, N1, _), N), aggregate_all(sum(V1), ml_score_mr(Ag, SC, _, _, V1), V).
 
 % Per kind of evidence (the MR sets; an MR that names none is a user MR), as in score.lp.
 mr_kind(MR, K) :- mr_set(MR, K).
 mr_kind(MR, user) :- mr(MR), \+ mr_set(MR, _).
-score_set(Ag, SC, K, N, V) :- agent(Ag),
-    ml_group_counts(K1-C1, (app(Ag, C1), tc(C1, M1, S1), mr_kind(M1, G1), K1 = G1-S1), Apps),
-    ml_group_counts(K2-C2, (viol(Ag, C2), tc(C2, M2, S2), mr_kind(M2, G2), K2 = G2-S2), Viols),
-    distinct(K-SC, (tc(_, MR, SC), mr_kind(MR, K))), ml_count(Apps, K-SC, N), ml_count(Viols, K-SC, V).
-score_mr(Ag, SC, MR, N, V) :- agent(Ag),
-    ml_group_counts(K1-C1, (app(Ag, C1), tc(C1, M1, S1), K1 = M1-S1), Apps),
-    ml_group_counts(K2-C2, (viol(Ag, C2), tc(C2, M2, S2), K2 = M2-S2), Viols),
-    distinct(MR-SC, tc(_, MR, SC)), ml_count(Apps, MR-SC, N), ml_count(Viols, MR-SC, V).
+score_set(Ag, SC, K, N, V) :- agent(Ag), distinct(K-SC, (ml_mr_sc(MR0, SC), mr_kind(MR0, K))),
+    aggregate_all(sum(N1), (ml_score_mr(Ag, SC, MR, N1, _), mr_kind(MR, K)), N),
+    aggregate_all(sum(V1), (ml_score_mr(Ag, SC, MR, _, V1), mr_kind(MR, K)), V).
 invalid_cases(Ag, SC, N) :- agent(Ag),
     ml_group_counts(S1-C1, (inv(Ag, C1), tc(C1, _, S1)), Invs),
     capability(SC, _), ml_count(Invs, SC, N).
