@@ -5,7 +5,7 @@
 % every use would scan all answers each time.
 :- dynamic ml_agent/1.
 agent(Ag) :- ml_agent(Ag).
-ml_store_agents :- forall(distinct(Ag, answer(Ag, _, _)), assertz(ml_agent(Ag))).
+ml_store_agents :- ml_forall_set(Ag, answer(Ag, _, _), assertz(ml_agent(Ag))).
 
 touched(Ag, C) :- cq(C, Q), answer(Ag, Q, _).
 unanswered(Ag, C) :- cq(C, Q), \+ answer(Ag, Q, _), !.

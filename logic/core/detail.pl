@@ -13,11 +13,12 @@ explain_fact(Ag, C, F) :- explain(Ag, C, F).
 % are asked), under the case's hash as the driver's tables are.
 :- dynamic ctraj_h/3, cobj_h/4, ml_traj/1, ml_traj_object/2.
 ml_store_detail :-
-    forall(distinct(C-T, (tc(C, _, _), cq(C, Q), query_traj(Q, T))), ml_store(ctraj_h, C, [C, T])),
-    forall(distinct(C-T-O, (tc(C, _, _), cq(C, Q), query_traj(Q, T), query_object(Q, O))),
-           ml_store(cobj_h, C, [C, T, O])),
-    forall(distinct(T, ctraj_h(_, _, T)), assertz(ml_traj(T))),
-    forall(distinct(T-O, cobj_h(_, _, T, O)), assertz(ml_traj_object(T, O))).
+    ml_forall_set(C, tc(C, _, _), ml_store_places(C)),
+    ml_forall_set(T, ctraj_h(_, _, T), assertz(ml_traj(T))),
+    ml_forall_set(T-O, cobj_h(_, _, T, O), assertz(ml_traj_object(T, O))).
+ml_store_places(C) :-
+    ml_forall_set(T, (cq(C, Q), query_traj(Q, T)), ml_store(ctraj_h, C, [C, T])),
+    ml_forall_set(T-O, (cq(C, Q), query_traj(Q, T), query_object(Q, O)), ml_store(cobj_h, C, [C, T, O])).
 ml_forget_detail :-
     retractall(ctraj_h(_, _, _)), retractall(cobj_h(_, _, _, _)), retractall(ml_traj(_)),
     retractall(ml_traj_object(_, _)).

@@ -31,6 +31,11 @@ ml_store(Table, C, Args) :- term_hash(C, H), T =.. [Table, H|Args], assertz(T).
 
 violated(Ag, C) :- viol(Ag, C).
 
+%% ml_forall_set(?Template, :Goal, :Action): Action once for each distinct Template of Goal's
+%% solutions. Collecting and sorting is much cheaper on large sets than distinct/2's hash table.
+ml_forall_set(Template, Goal, Action) :-
+    findall(Template, Goal, All), sort(All, Set), forall(member(Template, Set), Action).
+
 %% ml_declare_facts(+Indicators): the fact predicates of the schema, dynamic so that a rule asking
 %% for a predicate no facts file uses simply fails.
 ml_declare_facts(Indicators) :- forall(member(PI, Indicators), dynamic(user:PI)).
@@ -87,17 +92,25 @@ ml_run(Out, Detail) :-
     ml_store_scores,
     setup_call_cleanup(open(Out, write, S, [encoding(utf8)]), ml_emit_all(S, Detail), close(S)).
 
+% Each phase walks the distinct cases and collects what belongs to one case in a small sorted
+% list: far cheaper than a set of all pairs of the run (one large list, or distinct/2's hash table).
 ml_store_cases :-
-    forall(distinct(C-MR-SC, testcase(C, MR, SC)), ml_store(tc_h, C, [C, MR, SC])),
-    forall(distinct(C-Q, (tc(C, _, _), case_query(C, Q))), ml_store(cq_h, C, [C, Q])),
-    forall(distinct(C-Q, (tc(C, _, _), case_support(C, Q))), ml_store(cs_h, C, [C, Q])).
+    ml_forall_set(C-MR-SC, testcase(C, MR, SC), ml_store(tc_h, C, [C, MR, SC])),
+    ml_forall_set(C, tc(C, _, _), ml_store_case_queries(C)).
+ml_store_case_queries(C) :-
+    ml_forall_set(Q, case_query(C, Q), ml_store(cq_h, C, [C, Q])),
+    ml_forall_set(Q, case_support(C, Q), ml_store(cs_h, C, [C, Q])).
 
-ml_store_verdicts :-
-    forall(distinct(Ag-C, (tc(C, _, _), touched(Ag, C))),
-           ( applicable(Ag, C) -> ml_store(app_h, C, [Ag, C]) ; true )),
-    forall(app(Ag, C), ( invalid_in(Ag, C) -> ml_store(inv_h, C, [Ag, C]) ; true )),
-    forall(distinct(Ag-C-R, (app(Ag, C), case_violation(Ag, C, R))), ml_store(vr_h, C, [Ag, C, R])),
-    forall(distinct(Ag-C, vr(Ag, C, _)), ml_store(viol_h, C, [Ag, C])).
+ml_store_verdicts :- ml_forall_set(C, tc(C, _, _), ml_store_case_verdicts(C)).
+ml_store_case_verdicts(C) :-
+    findall(Ag, touched(Ag, C), Ags0), sort(Ags0, Ags),
+    forall(( member(Ag, Ags), applicable(Ag, C) ), ml_store_verdict(Ag, C)).
+ml_store_verdict(Ag, C) :-
+    ml_store(app_h, C, [Ag, C]),
+    ( invalid_in(Ag, C) -> ml_store(inv_h, C, [Ag, C]) ; true ),
+    findall(R, case_violation(Ag, C, R), Rs0), sort(Rs0, Rs),
+    forall(member(R, Rs), ml_store(vr_h, C, [Ag, C, R])),
+    ( Rs == [] -> true ; ml_store(viol_h, C, [Ag, C]) ).
 
 ml_emit_all(S, Detail) :-
     forall(tc(C, MR, SC), ml_emit(S, testcase(C, MR, SC))),
@@ -109,15 +122,15 @@ ml_emit_all(S, Detail) :-
     forall(score_mr(Ag, SC, MR, N, V), ml_emit(S, score_mr(Ag, SC, MR, N, V))),
     forall(invalid_cases(Ag, SC, N), ml_emit(S, invalid_cases(Ag, SC, N))),
     ( Detail == true -> ml_emit_detail(S) ; true ),
-    forall(distinct(E, input_error(E)), ml_emit(S, input_error(E))),
-    forall(distinct(E, rule_error(E)), ml_emit(S, rule_error(E))).
+    ml_forall_set(E, input_error(E), ml_emit(S, input_error(E))),
+    ml_forall_set(E, rule_error(E), ml_emit(S, rule_error(E))).
 
 ml_emit_detail(S) :-
     ml_store_detail,
     forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
     forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))),
-    forall(distinct(Ag-C-F, (viol(Ag, C), explain_fact(Ag, C, F))), ml_emit(S, explain(Ag, C, F))).
+    forall(viol(Ag, C), ml_forall_set(F, explain_fact(Ag, C, F), ml_emit(S, explain(Ag, C, F)))).
 
 ml_emit(S, T) :- ml_write(S, T), nl(S).
 

@@ -18,7 +18,7 @@ ml_count(Assoc, Key, N) :- ( get_assoc(Key, Assoc, N0) -> N = N0 ; N = 0 ).
 % score.lp does (a case belongs to one MR within a capability: cases.pl reports one that does not).
 :- dynamic ml_score_mr/5, ml_mr_sc/2.
 ml_store_scores :-
-    forall(distinct(MR-SC, tc(_, MR, SC)), assertz(ml_mr_sc(MR, SC))),
+    ml_forall_set(MR-SC, tc(_, MR, SC), assertz(ml_mr_sc(MR, SC))),
     forall(agent(Ag), ml_store_agent_scores(Ag)).
 ml_store_agent_scores(Ag) :-
     ml_group_counts(K1-C1, (app(Ag, C1), tc(C1, M1, S1), K1 = M1-S1), Apps),
