@@ -330,7 +330,8 @@ def write_check_output(
     from metalogic.engine import tables
 
     # A check made for the score table alone lacks the explanations these tables hold.
-    assert res.detail, "write_check_output needs run_check(..., detail=True)"
+    if not res.detail:
+        raise ValueError("write_check_output needs a check made with run_check(..., detail=True)")
 
     frames = {**tables.all_frames(res), **extra_frames(res)}
     stale = out_dir / MANIFEST
