@@ -14,4 +14,4 @@ test: setup
 	$(VENV)/pytest -q
 
 lint: setup
-	$(VENV)/ruff check . && $(VENV)/mypy engine logic extract agents memory metalogic
+	$(VENV)/ruff check . && $(VENV)/ruff format --check engine app tests bench && $(VENV)/mypy engine logic extract agents memory app metalogic

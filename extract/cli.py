@@ -1,5 +1,5 @@
 """Click commands of the extract slice: simulate, import, extract, detector (registered lazily in
-engine/cli.py, so the heavy packages load only when one of them runs)."""
+app/cli.py, so the heavy packages load only when one of them runs)."""
 
 from __future__ import annotations
 

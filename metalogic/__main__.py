@@ -1,3 +1,3 @@
-from metalogic.engine.cli import main
+from metalogic.app.cli import main
 
 main()

@@ -12,7 +12,7 @@ EXAMPLES = ROOT / "examples" / "facts"
 
 def run_cli(*args: str) -> tuple[int, str, str]:
     """Run the `metalogic` CLI in-process: (exit status, stdout, stderr)."""
-    from metalogic.engine.cli import main
+    from metalogic.app.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     code = 0

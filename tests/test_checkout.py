@@ -16,8 +16,8 @@ import pytest
 
 from helpers import run_cli
 from metalogic.engine.backends import engine_runs
-from metalogic.engine.pipeline import run_pipeline
-from metalogic.engine.runconfig import load_config
+from metalogic.app.pipeline import run_pipeline
+from metalogic.app.runconfig import load_config
 
 DATA = Path(__file__).parent / "data" / "report"
 
@@ -111,7 +111,7 @@ def test_report_and_compare_work_from_the_check_output_alone(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_every_table_format_reads_back_the_same_report(tmp_path: Path, fmt: str) -> None:
-    from metalogic.engine.report import build_report
+    from metalogic.app.report import build_report
 
     _, json_out = _checked(tmp_path / "j")
     _, other = _checked(tmp_path / "o", "--format", fmt)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from metalogic.engine.pipeline import run_pipeline
-from metalogic.engine.runconfig import load_config
+from metalogic.app.pipeline import run_pipeline
+from metalogic.app.runconfig import load_config
 
 CONFIG = """\
 out = "run"

@@ -126,7 +126,7 @@ def test_a_killed_build_loses_no_written_card(tmp_path: Path) -> None:
     cmd = [
         sys.executable,
         "-c",
-        "from metalogic.engine.cli import main; main()",
+        "from metalogic.app.cli import main; main()",
         "memory",
         "build",
         str(run),

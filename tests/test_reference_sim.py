@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from metalogic.engine.pipeline import run_pipeline
-from metalogic.engine.runconfig import load_config
+from metalogic.app.pipeline import run_pipeline
+from metalogic.app.runconfig import load_config
 
 WORLDS = "".join(
     f'\n[[world]]\nscenario = "{s}"\nepisodes = 1\nsteps = 12\nseed = 11\n'

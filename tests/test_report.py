@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from helpers import run_cli
-from metalogic.engine.report import build_report
+from metalogic.app.report import build_report
 from metalogic.engine.rules import load_ruleset
 
 DATA = Path(__file__).parent / "data" / "report"

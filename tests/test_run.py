@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from metalogic.engine.pipeline import run_pipeline
-from metalogic.engine.runconfig import load_config
+from metalogic.app.pipeline import run_pipeline
+from metalogic.app.runconfig import load_config
 
 CONFIG = """
 out = "run"
@@ -163,7 +163,7 @@ def test_demo_keeps_a_demo_toml_it_did_not_write(tmp_path: Path) -> None:
 def test_a_changed_extractor_reruns_extract(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The extract stage's key holds the extractor's code: after an upgrade that changes it, the old
     facts are not kept as up to date (they lacked camera_pitch/3 once)."""
-    from metalogic.engine import pipeline
+    from metalogic.app import pipeline
 
     run_pipeline(load_config(write(tmp_path)))
     assert run_pipeline(load_config(write(tmp_path))).ran == []

@@ -1,6 +1,6 @@
 """The report's renderings: a self-contained HTML page, PNG plots and the terminal summary.
 
-The page (engine/report_assets/: page.html, report.css, report.js) embeds the report data as JSON
+The page (app/report_assets/: page.html, report.css, report.js) embeds the report data as JSON
 and draws every chart as inline SVG with a small script; frames are JPEG data URLs. Nothing is
 fetched when the page is viewed, so it works offline and can be mailed as one file. The PNGs
 (matplotlib) show the same views for papers and slides.
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from metalogic.engine.errors import MetalogicError
 
 if TYPE_CHECKING:
-    from metalogic.engine.report import Report
+    from metalogic.app.report import Report
 
 INVALID_BUCKET = "invalid"  # violations caused by an unusable answer, kept apart from the MRs
 ASSETS = "report_assets"  # page.html (the skeleton), report.css, report.js: package data
@@ -32,11 +32,11 @@ ASSETS = "report_assets"  # page.html (the skeleton), report.css, report.js: pac
 def asset(name: str) -> str:
     """One of the page's source files, shipped with the package."""
     try:
-        return (resources.files("metalogic.engine") / ASSETS / name).read_text(encoding="utf-8")
+        return (resources.files("metalogic.app") / ASSETS / name).read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError):
         raise MetalogicError.single(
             f"the report template {ASSETS}/{name} is missing from this installation of metalogic",
-            expected="engine/report_assets/ installed as package data",
+            expected="app/report_assets/ installed as package data",
             fix="reinstall metalogic (pip install .)",
         ) from None
 

@@ -38,7 +38,7 @@ from metalogic.engine.options import (
     rules_option,
 )
 from metalogic.engine.paths import frame_place
-from metalogic.engine.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
+from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.results import label, split_args
 from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.engine.vocab import vocabulary

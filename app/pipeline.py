@@ -21,7 +21,7 @@ from typing import Any
 
 from metalogic import __version__
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.runconfig import AgentEntry, RunConfig, World
+from metalogic.app.runconfig import AgentEntry, RunConfig, World
 
 STATE_DIR = ".metalogic"
 OWNED = ".metalogic-owned"  # marks a stage's output folder as the run's own (replaced on a rerun)
@@ -464,7 +464,7 @@ class Runner:
         key = _key({"report": True, "check": check_key, "engine": self.cfg.check.get("engine", "both")})
 
         def act(_old: dict[str, Any]) -> str:
-            from metalogic.engine.report import build_report, write_report
+            from metalogic.app.report import build_report, write_report
 
             rep = build_report(str(self.out / "check"))  # what the check stage wrote: no engine runs again
             self._mark_folder("report", path.parent)
@@ -506,4 +506,4 @@ def run_pipeline(cfg: RunConfig, say: Callable[[str], None] = lambda _m: None) -
 
 
 def demo_config_text() -> str:
-    return (resources.files("metalogic.engine") / "demo.toml").read_text(encoding="utf-8")
+    return (resources.files("metalogic.app") / "demo.toml").read_text(encoding="utf-8")

@@ -317,7 +317,7 @@ def out_format(path: str) -> str:
 
 
 def write_outputs(cmp: Comparison, outs: Sequence[str]) -> list[Path]:
-    from metalogic.engine.report import write_atomic
+    from metalogic.app.report import write_atomic
 
     render = {"csv": render_csv, "json": render_json, "markdown": render_markdown}
     texts = {Path(p): render[out_format(p)](cmp) for p in outs}  # every name checked before writing

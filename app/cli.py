@@ -18,7 +18,7 @@ from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.options import const_option, engine_option, mrs_option, rules_option
 
 if TYPE_CHECKING:
-    from metalogic.engine.pipeline import RunOutcome
+    from metalogic.app.pipeline import RunOutcome
 
 # name -> "module:attribute" for commands living outside this module (imported on first use).
 LAZY_COMMANDS: dict[str, str] = {
@@ -29,8 +29,8 @@ LAZY_COMMANDS: dict[str, str] = {
     "import": "metalogic.extract.cli:import_group",
     "extract": "metalogic.extract.cli:extract",
     "detector": "metalogic.extract.cli:detector",
-    "report": "metalogic.engine.report:report_command",
-    "compare": "metalogic.engine.compare:compare_command",
+    "report": "metalogic.app.report:report_command",
+    "compare": "metalogic.app.compare:compare_command",
 }
 
 
@@ -255,8 +255,8 @@ def run_cmd(config: str) -> None:
 
     Example: metalogic run my_eval.toml
     """
-    from metalogic.engine.pipeline import run_pipeline
-    from metalogic.engine.runconfig import load_config
+    from metalogic.app.pipeline import run_pipeline
+    from metalogic.app.runconfig import load_config
 
     cfg = load_config(config)
     _print_run(run_pipeline(cfg, lambda msg: click.echo(msg, err=True)))
@@ -277,8 +277,8 @@ def demo(out_dir: str) -> None:
 
     Example: metalogic demo --out out/demo
     """
-    from metalogic.engine.pipeline import demo_config_text, run_pipeline
-    from metalogic.engine.runconfig import load_config
+    from metalogic.app.pipeline import demo_config_text, run_pipeline
+    from metalogic.app.runconfig import load_config
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
