@@ -15,7 +15,14 @@ import click
 
 from metalogic import __version__
 from metalogic.engine.errors import MetalogicError, did_you_mean
-from metalogic.engine.options import const_option, engine_option, mrs_option, rules_option
+from metalogic.engine.options import (
+    agent_filter_option,
+    const_option,
+    engine_choice,
+    engine_option,
+    mrs_option,
+    rules_option,
+)
 
 if TYPE_CHECKING:
     from metalogic.app.pipeline import RunOutcome
@@ -23,7 +30,7 @@ if TYPE_CHECKING:
 # name -> "module:attribute" for commands living outside this module (imported on first use).
 LAZY_COMMANDS: dict[str, str] = {
     "generate": "metalogic.engine.generate_cli:generate_command",
-    "ask": "metalogic.agents.cli:ask_command",
+    "ask": "metalogic.app.ask:ask_command",
     "memory": "metalogic.memory.cli:memory_command",
     "simulate": "metalogic.extract.cli:simulate",
     "import": "metalogic.extract.cli:import_group",
@@ -73,7 +80,7 @@ def cli() -> None:
 @cli.command()
 @click.argument("facts_dir", type=click.Path())
 @engine_option
-@click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable).")
+@agent_filter_option()
 @const_option
 @rules_option
 @mrs_option
@@ -202,7 +209,7 @@ def mrs(rules_dirs: tuple[str, ...], fmt: str) -> None:
     show_default=True,
     help="exact: signs of exact offsets; band: 0 means within a tolerance; star: 45-degree cones.",
 )
-@click.option("--engine", type=click.Choice(["clingo", "prolog"]), default="clingo", show_default=True)
+@engine_choice("Rule engine that derives the tables.", choices=("clingo", "prolog"))
 def algebra(fmt: str, calculus: str, engine: str) -> None:
     """Print the planar composition and inverse tables, derived from the rules.
 

@@ -27,6 +27,7 @@ from metalogic.engine.checkout import COMPARE_TABLES, CheckOutput, open_check
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.facts import display_path
 from metalogic.engine.options import (
+    agent_filter_option,
     as_checked_engine_option,
     as_checked_mrs_option,
     const_option,
@@ -336,11 +337,8 @@ def write_outputs(cmp: Comparison, outs: Sequence[str]) -> list[Path]:
 @click.command("compare")
 @click.argument("run_a", type=click.Path())
 @click.argument("run_b", type=click.Path())
-@click.option(
-    "--agent",
-    "agents",
-    multiple=True,
-    help="Once: compare that agent in both runs. Twice: the agent of RUN_A, then the agent of RUN_B.",
+@agent_filter_option(
+    "Once: compare that agent in both runs. Twice: the agent of RUN_A, then the agent of RUN_B."
 )
 @as_checked_engine_option
 @const_option

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from metalogic import __version__
-from metalogic.engine.errors import MetalogicError
 from metalogic.app.runconfig import AgentEntry, RunConfig, World
+from metalogic.engine.errors import MetalogicError
 
 STATE_DIR = ".metalogic"
 OWNED = ".metalogic-owned"  # marks a stage's output folder as the run's own (replaced on a rerun)

@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from metalogic import __version__
+from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.checkout import (
     CheckOutput,
     canon,
@@ -32,13 +33,13 @@ from metalogic.engine.checkout import (
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
 from metalogic.engine.options import (
+    agent_filter_option,
     as_checked_engine_option,
     as_checked_mrs_option,
     const_option,
     rules_option,
 )
 from metalogic.engine.paths import frame_place
-from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.results import label, split_args
 from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.engine.vocab import vocabulary
@@ -394,7 +395,7 @@ def _umask() -> int:
     "Default: RUN_DIR/report/report.html.",
 )
 @as_checked_engine_option
-@click.option("--agent", "agents", multiple=True, help="Only this agent (repeatable).")
+@agent_filter_option()
 @const_option
 @rules_option
 @as_checked_mrs_option

@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from metalogic.engine.generate import STRATEGIES, GenerateResult, generate
+from metalogic.engine.options import const_choice
 
 
 @click.command("generate")
@@ -45,14 +46,7 @@ from metalogic.engine.generate import STRATEGIES, GenerateResult, generate
     show_default=True,
     help="share: prefer combinations that reuse chosen queries; spread: plain seeded order.",
 )
-@click.option(
-    "-c",
-    "--const",
-    "settings",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="Override a generation parameter, e.g. -c min_conf=500 (see docs/generate.md).",
-)
+@const_choice("Override a generation parameter, e.g. -c min_conf=500 (see docs/generate.md).")
 def generate_command(
     facts_dir: str,
     out_dir: str,

@@ -8,7 +8,18 @@ from typing import Any
 
 import click
 
+from metalogic.agents.options import (
+    agent_spec_option,
+    backend_option,
+    backend_options,
+    base_url_option,
+    concurrency_option,
+    max_tokens_option,
+    no_cache_option,
+    view_option,
+)
 from metalogic.engine.errors import MetalogicError
+from metalogic.engine.options import engine_choice
 from metalogic.memory.logic import DEFAULT_ENGINE, LOGIC_ENGINES
 from metalogic.memory.retrieve import DEFAULT_ETA, DEFAULT_FLOOR, DEFAULT_K, DEFAULT_POOL, MODES, Settings
 
@@ -49,13 +60,6 @@ def retrieval_options(f: Any) -> Any:
                 show_default=True,
                 help="Candidates taken from the index before ranking.",
             ),
-            click.option(
-                "--logic",
-                type=click.Choice(LOGIC_ENGINES),
-                default=DEFAULT_ENGINE,
-                show_default=True,
-                help="Engine for the TRS and ranking rules; 'both' runs both and insists they agree.",
-            ),
         ]
     ):
         f = opt(f)
@@ -68,7 +72,7 @@ def _trs(v: int) -> str:
 
 @memory_command.command("build")
 @click.argument("run_dir", type=click.Path())
-@click.option("--agent", "spec", required=True, metavar="SPEC", help="The agent, as for 'metalogic ask'.")
+@agent_spec_option("The agent, as for 'metalogic ask'.")
 @click.option(
     "--bank",
     "bank_dir",
@@ -105,12 +109,11 @@ def _trs(v: int) -> str:
     show_default=True,
     help="Who writes new cards: the agent's model, or the template (reference agents).",
 )
-@click.option(
-    "--check-engine",
-    type=click.Choice(["clingo", "prolog"]),
-    default="clingo",
-    show_default=True,
-    help="Rule engine of the MR verifier.",
+@engine_choice(
+    f"Rule engine of the memory's laws (TRS, ranking, rewards) and of the MR verifier; 'both' runs both "
+    f"and insists they agree. Default: {DEFAULT_ENGINE} for the laws, clingo for the verifier.",
+    choices=LOGIC_ENGINES,
+    default=None,
 )
 @click.option(
     "--truth-tol",
@@ -119,15 +122,13 @@ def _trs(v: int) -> str:
     "(default 0.1, from logic/memory/reward.lp).",
 )
 @click.option("--limit", type=click.IntRange(1), help="Use at most this many trajectories.")
-@click.option("--base-url", help="OpenAI-compatible server (openai:MODEL agents).")
-@click.option(
-    "-o", "--option", "options", multiple=True, metavar="KEY=VALUE", help="Backend option (as for ask)."
-)
-@click.option("--concurrency", type=click.IntRange(1, 4096), help="Requests in flight.")
-@click.option("--max-tokens", type=int, default=512, show_default=True, help="Longest reply.")
-@click.option("--view", type=click.Choice(["auto", "image", "text"]), default="auto", show_default=True)
+@base_url_option
+@backend_option
+@concurrency_option
+@max_tokens_option
+@view_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of reference agents' noise.")
-@click.option("--no-cache", is_flag=True, help="Do not use the reply cache.")
+@no_cache_option
 def build_command(
     run_dir: str,
     spec: str,
@@ -139,9 +140,8 @@ def build_command(
     eta: float,
     floor: float,
     pool: int,
-    logic: str,
     reflector: str,
-    check_engine: str,
+    engine: str | None,
     truth_tol: float | None,
     limit: int | None,
     base_url: str | None,
@@ -163,11 +163,13 @@ def build_command(
 
     opts = check_options(
         BuildOptions(
-            settings=Settings(mode=mode, k=k, eta=eta, floor=floor, pool=pool, engine=logic),
+            settings=Settings(
+                mode=mode, k=k, eta=eta, floor=floor, pool=pool, engine=engine or DEFAULT_ENGINE
+            ),
             verifier=verifier,
             passes=passes,
             reflector=reflector,
-            check_engine=check_engine,
+            check_engine=engine or "clingo",
             truth_tol=_tol(truth_tol),
             limit=limit,
         )
@@ -389,8 +391,13 @@ def stats_command(bank_dir: str, fmt: str) -> None:
 @click.argument("task_text")
 @click.option("--mode", type=click.Choice(MODES), default="sma", show_default=True)
 @retrieval_options
+@engine_choice(
+    "Rule engine of the ranking rules; 'both' runs both and insists they agree.",
+    choices=LOGIC_ENGINES,
+    default=DEFAULT_ENGINE,
+)
 def query_command(
-    bank_dir: str, task_text: str, mode: str, k: int, eta: float, floor: float, pool: int, logic: str
+    bank_dir: str, task_text: str, mode: str, k: int, eta: float, floor: float, pool: int, engine: str
 ) -> None:
     """Show what retrieval picks for a task text, and why (read-only).
 
@@ -398,7 +405,7 @@ def query_command(
     """
     from metalogic.memory.retrieve import embed_task, retrieve_vector
 
-    settings = Settings(mode=mode, k=k, eta=eta, floor=floor, pool=pool, engine=logic).checked()
+    settings = Settings(mode=mode, k=k, eta=eta, floor=floor, pool=pool, engine=engine).checked()
     with _open(bank_dir) as bank:
         scored: list[Any] = []
         retrieve_vector(bank, embed_task(bank, task_text), settings, scored)
@@ -450,17 +457,15 @@ def split_command(run_dir: str, env_dir: str, deploy_dir: str, fraction: float, 
 
 @memory_command.command("compare")
 @click.argument("run_dir", type=click.Path())
-@click.option("--agent", "spec", required=True, metavar="SPEC", help="A model agent, as for 'metalogic ask'.")
+@agent_spec_option("A model agent, as for 'metalogic ask'.")
 @click.option("--bank", "bank_dir", required=True, type=click.Path(), help="The bank to deploy (read-only).")
 @click.option("--k", "k", type=int, default=DEFAULT_K, show_default=True, help="Cards shown per question.")
 @click.option("--eta", type=float, default=DEFAULT_ETA, show_default=True, help="Weight of TRS (sma).")
-@click.option("--base-url", help="OpenAI-compatible server (openai:MODEL agents).")
-@click.option(
-    "-o", "--option", "options", multiple=True, metavar="KEY=VALUE", help="Backend option (as for ask)."
-)
-@click.option("--view", type=click.Choice(["auto", "image", "text"]), default="auto", show_default=True)
-@click.option("--max-tokens", type=int, default=512, show_default=True, help="Longest reply.")
-@click.option("--concurrency", type=click.IntRange(1, 4096), help="Requests in flight.")
+@base_url_option
+@backend_option
+@view_option
+@max_tokens_option
+@concurrency_option
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the comparison as JSON here.")
 def compare_command(
     run_dir: str,
@@ -482,7 +487,6 @@ def compare_command(
 
     Example: metalogic memory compare runs/deploy --agent openai:gemma --base-url URL --bank banks/g
     """
-    from metalogic.agents.cli import _options
     from metalogic.agents.model import GenParams
     from metalogic.agents.registry import AgentSettings
     from metalogic.memory.evaluate import compare, render
@@ -491,7 +495,7 @@ def compare_command(
     base = AgentSettings(
         view=view,
         base_url=base_url,
-        options=_options(options),
+        options=backend_options(options),
         concurrency=concurrency,
         params=GenParams(max_tokens=max_tokens),
     )

@@ -44,7 +44,7 @@ def check_engine(engine: str) -> str:
         raise MetalogicError.single(
             f"unknown logic engine '{engine}'",
             expected=" or ".join(LOGIC_ENGINES),
-            fix=did_you_mean(engine, LOGIC_ENGINES) or "use --logic prolog",
+            fix=did_you_mean(engine, LOGIC_ENGINES) or "use --engine prolog",
         )
     return engine
 

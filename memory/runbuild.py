@@ -33,8 +33,8 @@ def make_agent(
 ) -> tuple[Any, Any]:
     """The agent for `spec`, prompted with the memory strategy (reference agents answer directly:
     they have no prompt), and the view it is asked in."""
-    from metalogic.agents.cli import _options
     from metalogic.agents.model import GenParams
+    from metalogic.agents.options import backend_options
     from metalogic.agents.registry import REFERENCE, AgentSettings, build_agent, parse_spec
 
     kind, _ = parse_spec(spec)
@@ -46,7 +46,7 @@ def make_agent(
         params=GenParams(max_tokens=agent_opts["max_tokens"]),
         concurrency=agent_opts["concurrency"],
         base_url=agent_opts["base_url"],
-        options=_options(agent_opts["options"]),
+        options=backend_options(agent_opts["options"]),
         seed=agent_opts["seed"],
         cache="" if agent_opts["no_cache"] else None,
         context=None if reference else provider,

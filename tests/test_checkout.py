@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from metalogic.engine.backends import engine_runs
 from metalogic.app.pipeline import run_pipeline
 from metalogic.app.runconfig import load_config
+from metalogic.engine.backends import engine_runs
 
 DATA = Path(__file__).parent / "data" / "report"
 

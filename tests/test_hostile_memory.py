@@ -62,10 +62,10 @@ def damaged(what: str, expected: str) -> str:
     return f"error: bank/cards.sqlite: the memory bank is damaged: {what}\n  expected: {expected}\n{FIX}"
 
 
-@pytest.mark.parametrize("logic", ["prolog", "clingo", "both"])
-def test_a_planted_card_value_never_runs_in_memory_query(bank: Path, logic: str) -> None:
+@pytest.mark.parametrize("engine", ["prolog", "clingo", "both"])
+def test_a_planted_card_value_never_runs_in_memory_query(bank: Path, engine: str) -> None:
     plant(bank, "UPDATE cards SET v = ? WHERE id = 1", PLANTED)
-    code, out, err = run_cli("memory", "query", "bank", TASK, "--logic", logic)
+    code, out, err = run_cli("memory", "query", "bank", TASK, "--engine", engine)
     assert (code, out) == (2, "")
     assert err == damaged(
         f'card 1 holds the text "{PLANTED}" in column v', "a whole number from 0 to 1000000 in column v"

@@ -62,7 +62,7 @@ def test_build_with_ground_truth(run4: Path, tmp_path: Path) -> None:
 
 
 def test_build_label_free_with_the_mr_verifier(run4: Path, tmp_path: Path) -> None:
-    _build(run4, tmp_path / "bank", "--verifier", "mr", "--limit", "2", "--logic", "both")
+    _build(run4, tmp_path / "bank", "--verifier", "mr", "--limit", "2", "--engine", "both")
     with Bank.open(tmp_path / "bank", readonly=True) as bank:
         cards = bank.cards()
         assert cards and {c.provenance["verifier"] for c in cards} == {"mr"}

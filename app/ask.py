@@ -1,36 +1,28 @@
-"""`metalogic ask RUN_DIR --agent SPEC`: a thin click layer over metalogic.agents.runner.ask."""
+"""`metalogic ask RUN_DIR --agent SPEC`: a thin click layer over metalogic.agents.runner.ask.
+
+It lives in the application layer because it joins two slices: the agents ask, and with
+`--prompting memory` the spatial memory (metalogic.memory.retrieve) provides their notes. The agents
+slice itself never imports the memory; the memory builds on the agents."""
 
 from __future__ import annotations
-
-import importlib
-from typing import Any
 
 import click
 
 from metalogic.agents.base import ContextProvider, Question
 from metalogic.agents.model import GenParams, Prices
+from metalogic.agents.options import (
+    agent_spec_option,
+    backend_option,
+    backend_options,
+    base_url_option,
+    concurrency_option,
+    max_tokens_option,
+    no_cache_option,
+    view_option,
+)
 from metalogic.agents.prompts import BOXES, STRATEGIES
 from metalogic.agents.registry import AgentSettings
 from metalogic.engine.errors import MetalogicError
-
-AGENTS_HELP = (
-    "openai:MODEL (any OpenAI-compatible server), vllm:MODEL (offline vLLM), llamacpp[:PATH.gguf] "
-    "(local; alone: the packaged Gemma 3 270M), oracle, noisy:P, random, biased:KIND[:ARG] (constant, "
-    "mirror, nearfar, updown, turnmap[:Q], scale:K, stale, shuffle)"
-)
-
-
-def _options(pairs: tuple[str, ...]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise MetalogicError.single(
-                f"backend option '{pair}' is not KEY=VALUE",
-                expected="-o KEY=VALUE, e.g. -o n_ctx=4096 or -o tensor_parallel_size=2",
-            )
-        out[key.strip()] = value.strip()
-    return out
 
 
 def memory_provider(bank: str | None, mode: str) -> ContextProvider:
@@ -41,7 +33,7 @@ def memory_provider(bank: str | None, mode: str) -> ContextProvider:
             fix="point --memory-bank at a memory bank built with 'metalogic memory'",
         )
     try:
-        retrieve: Any = importlib.import_module("metalogic.memory.retrieve")
+        from metalogic.memory import retrieve
     except ImportError as exc:
         raise MetalogicError.single(
             f"the spatial memory cannot be loaded: {exc}",
@@ -56,7 +48,7 @@ def memory_provider(bank: str | None, mode: str) -> ContextProvider:
 
 @click.command("ask")
 @click.argument("run_dir", type=click.Path())
-@click.option("--agent", "spec", required=True, metavar="SPEC", help=AGENTS_HELP + ".")
+@agent_spec_option()
 @click.option(
     "--prompting",
     type=click.Choice(STRATEGIES),
@@ -66,15 +58,8 @@ def memory_provider(bank: str | None, mode: str) -> ContextProvider:
     "from the spatial memory (--memory-bank).",
 )
 @click.option("--name", help="Agent name in the facts (default: SPEC, plus +PROMPTING unless direct).")
-@click.option(
-    "--concurrency",
-    type=click.IntRange(1, 4096),
-    help="Requests in flight (default per backend: openai 8, vllm 256, llamacpp 1).",
-)
-@click.option(
-    "--base-url",
-    help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1 (default: $OPENAI_BASE_URL or OpenAI).",
-)
+@concurrency_option
+@base_url_option
 @click.option(
     "--api-key-env",
     default="OPENAI_API_KEY",
@@ -83,18 +68,11 @@ def memory_provider(bank: str | None, mode: str) -> ContextProvider:
 )
 @click.option("--temperature", type=click.FloatRange(0, 2), default=0.0, show_default=True)
 @click.option("--top-p", type=click.FloatRange(0, 1), default=0.9, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(1, 1_000_000), default=512, show_default=True)
+@max_tokens_option
 @click.option(
     "--seed", type=int, help="Sampling seed for models; noise seed for reference agents (default 0)."
 )
-@click.option(
-    "--view",
-    type=click.Choice(["auto", "image", "text"]),
-    default="auto",
-    show_default=True,
-    help="image: frames as images; text: objects as labelled boxes with coordinates (models without "
-    "vision); auto: image when the backend takes images.",
-)
+@view_option
 @click.option(
     "--boxes",
     type=click.Choice(BOXES),
@@ -137,16 +115,8 @@ def memory_provider(bank: str | None, mode: str) -> ContextProvider:
     type=click.Path(dir_okay=False),
     help="Response cache file (default: $METALOGIC_CACHE or ~/.cache/metalogic/replies.sqlite3).",
 )
-@click.option("--no-cache", is_flag=True, help="Neither read nor write the response cache.")
-@click.option(
-    "-o",
-    "--option",
-    "options",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help="Backend option, e.g. -o n_ctx=4096 (llamacpp), -o tensor_parallel_size=2 (vllm), "
-    "-o response_format=json_object or -o top_k=20 (openai).",
-)
+@no_cache_option
+@backend_option
 @click.option(
     "--price-in", type=float, help="US dollars per million prompt tokens (for the cost in the manifest)."
 )
@@ -224,7 +194,7 @@ def ask_command(
         structured=structured,
         cache="" if no_cache else cache_path,
         prices=Prices(price_in, price_out),
-        options=_options(options),
+        options=backend_options(options),
         seed=seed or 0,
         context=context,
         memory=memory,
