@@ -1,13 +1,21 @@
-"""The layout of the sources: only engine/session.py drives the engines directly.
+"""The layout of the sources: only engine/session.py drives the engines directly, and the layers
+(engine, extract, agents, memory, app) import each other in one direction.
 
 Every other module loads rule files, adds facts and reads results through engine.session.Session,
 so the logger, the error messages and the one embedded SWI-Prolog (and its lock) live in one place.
+engine imports no layer above it, the layers form no cycle, and the click options they share are
+declared once (engine/options.py, agents/options.py).
 """
 
 from __future__ import annotations
 
+import ast
+import itertools
 import re
 from pathlib import Path
+
+import click
+import pytest
 
 from helpers import ROOT
 
@@ -63,3 +71,231 @@ def test_every_allowed_module_still_needs_its_exception() -> None:
     for rel in ALLOWED:
         text = (ROOT / rel).read_text("utf-8")
         assert CONTROL.search(text) or PYSWIP.search(text), rel
+
+
+# The layers: each subpackage folder and the metalogic.<name> it is installed as. engine (with the
+# rule files of logic) is the bottom: extract and agents build on it, memory on agents, and app (the
+# command line, run/demo, report, compare) on them all.
+LAYERS = ("engine", "logic", "extract", "agents", "memory", "app")
+ABOVE_ENGINE = {"extract", "agents", "memory", "app"}
+MODULE_STRING = re.compile(r"metalogic\.(\w+)(\.\w+)*(:\w+)?")
+
+
+def _is_import_module(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Attribute) and func.attr == "import_module") or (
+        isinstance(func, ast.Name) and func.id == "import_module"
+    )
+
+
+def imported_layers(source: str) -> set[str]:
+    """The metalogic.<layer> names a module imports, at any level: import and from-import statements
+    (inside functions too), string literals given to importlib.import_module, and module-path strings
+    such as the 'metalogic.x.y:attr' entries of a lazy command or agent registry."""
+    found: set[str] = set()
+
+    def add(dotted: str) -> None:
+        parts = dotted.split(".")
+        if parts[0] == "metalogic" and len(parts) > 1 and parts[1] in LAYERS:
+            found.add(parts[1])
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                add(alias.name)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            add(node.module)
+            if node.module == "metalogic":  # from metalogic import agents
+                for alias in node.names:
+                    add(f"metalogic.{alias.name}")
+        elif isinstance(node, ast.Call) and _is_import_module(node.func) and node.args:
+            arg = node.args[0]
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                add(arg.value)
+            elif isinstance(arg, ast.JoinedStr) and arg.values:  # f"metalogic.{name}": its fixed start
+                head = arg.values[0]
+                if isinstance(head, ast.Constant) and isinstance(head.value, str):
+                    add(head.value)
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and MODULE_STRING.fullmatch(node.value)
+        ):
+            add(node.value.split(":")[0])
+    return found
+
+
+def layer_imports() -> dict[str, dict[str, set[str]]]:
+    """layer -> the other layers it imports -> the files (relative paths) that import them."""
+    graph: dict[str, dict[str, set[str]]] = {layer: {} for layer in LAYERS}
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            for used in imported_layers(path.read_text("utf-8")) - {layer}:
+                graph[layer].setdefault(used, set()).add(path.relative_to(ROOT).as_posix())
+    return graph
+
+
+def find_cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the directed graph, as the path [a, b, ..., a], or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(edges.get(node, ())):
+            if state.get(nxt) == 1:
+                return [*path[path.index(nxt) :], nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(edges):
+        if start not in state and (cycle := visit(start)):
+            return cycle
+    return None
+
+
+def test_every_layer_folder_is_found() -> None:
+    for layer in LAYERS:
+        assert (ROOT / layer / "__init__.py").is_file(), layer
+    assert "engine" in layer_imports()["app"]  # the scan reads real imports
+
+
+def test_engine_imports_no_layer_above_it() -> None:
+    graph = layer_imports()
+    wrong = {used: sorted(files) for used, files in graph["engine"].items() if used in ABOVE_ENGINE}
+    assert wrong == {}, f"engine imports layers above it: {wrong}"
+
+
+def test_the_layers_import_each_other_without_a_cycle() -> None:
+    graph = layer_imports()
+    cycle = find_cycle({layer: set(used) for layer, used in graph.items()})
+    if cycle:
+        steps = [f"{a} -> {b} ({', '.join(sorted(graph[a][b]))})" for a, b in itertools.pairwise(cycle)]
+        pytest.fail("the layers import each other in a cycle:\n  " + "\n  ".join(steps))
+
+
+def test_the_layers_stack_as_documented() -> None:
+    """The one direction of the pairs that once were (or could be) a cycle."""
+    graph = layer_imports()
+    assert "memory" not in graph["agents"]
+    assert "agents" in graph["memory"]
+    assert all("app" not in graph[layer] for layer in LAYERS if layer != "app")
+
+
+def test_the_import_scan_sees_every_kind_of_import() -> None:
+    src = '''
+import metalogic.extract.world as w
+from metalogic import agents
+def late():
+    from metalogic.memory.retrieve import context_for
+    importlib.import_module("metalogic.app.cli")
+COMMANDS = {"x": "metalogic.logic.core:thing"}
+"""A docstring naming metalogic.engine.session in passing is no import."""
+'''
+    assert imported_layers(src) == {"extract", "agents", "memory", "app", "logic"}
+    assert imported_layers('import_module(f"metalogic.memory.{name}")') == {"memory"}
+    assert imported_layers("from .facts import read_facts\nimport metalogical") == set()
+
+
+def test_the_cycle_search_finds_a_cycle_and_only_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"memory": {"agents"}, "agents": {"memory", "engine"}}) == [
+        "agents",
+        "memory",
+        "agents",
+    ]
+    assert find_cycle({"app": {"memory", "agents"}, "memory": {"agents"}, "agents": {"engine"}}) is None
+
+
+# Shared click options: declared once, in the options module of the lowest layer that uses them.
+OPTION_MODULES = {"engine/options.py", "agents/options.py"}
+SHARED_OPTIONS = {
+    "--engine",
+    "--rules",
+    "--mrs",
+    "-c",
+    "--const",
+    "--agent",
+    "--base-url",
+    "-o",
+    "--option",
+    "--concurrency",
+    "--max-tokens",
+    "--view",
+    "--no-cache",
+}
+OLD_ENGINE_NAMES = {"--logic", "--check-engine"}
+
+
+def option_declarations(source: str) -> list[set[str]]:
+    """The literal names of each click.option(...) call in a module."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "option"
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "click"
+        ):
+            out.append(
+                {a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+            )
+    return out
+
+
+def test_shared_options_are_declared_only_in_the_options_modules() -> None:
+    wrong = []
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            for names in option_declarations(path.read_text("utf-8")):
+                if rel not in OPTION_MODULES and names & SHARED_OPTIONS:
+                    wrong.append(f"{rel}: {sorted(names)}")
+                if names & OLD_ENGINE_NAMES:
+                    wrong.append(f"{rel}: old engine option name {sorted(names & OLD_ENGINE_NAMES)}")
+    assert wrong == []
+    assert option_declarations('click.option("-c", "--const", "settings")') == [{"-c", "--const", "settings"}]
+
+
+def all_commands() -> dict[str, click.Command]:
+    """Every command of the `metalogic` CLI, lazy ones and groups' subcommands included."""
+    from metalogic.app.cli import cli
+
+    found: dict[str, click.Command] = {}
+
+    def walk(cmd: click.Command, name: str) -> None:
+        found[name] = cmd
+        if isinstance(cmd, click.Group):
+            ctx = click.Context(cmd)
+            for sub in cmd.list_commands(ctx):
+                child = cmd.get_command(ctx, sub)
+                assert child is not None, f"{name} {sub}"
+                walk(child, f"{name} {sub}")
+
+    walk(cli, "metalogic")
+    return found
+
+
+def test_the_engine_choice_has_one_name_in_every_command() -> None:
+    commands = all_commands()
+    assert {"metalogic check", "metalogic ask", "metalogic memory build", "metalogic report"} <= set(commands)
+    engine_opts = {}
+    for name, cmd in commands.items():
+        for param in cmd.params:
+            if isinstance(param, click.Option):
+                assert not set(param.opts) & OLD_ENGINE_NAMES, f"{name}: {param.opts}"
+                if param.name == "engine" or "--engine" in param.opts:
+                    engine_opts[name] = (param.name, tuple(param.opts))
+    assert set(engine_opts.values()) == {("engine", ("--engine",))}
+    assert {
+        "metalogic check",
+        "metalogic algebra",
+        "metalogic report",
+        "metalogic compare",
+        "metalogic memory build",
+        "metalogic memory query",
+    } <= set(engine_opts)
