@@ -431,3 +431,16 @@ def check_options(opt: BuildOptions) -> BuildOptions:
             fix="--passes 1 writes cards; more passes only update statistics",
         )
     return opt
+
+
+def truth_tol_milli(v: float | None) -> int | None:
+    """--truth-tol as thousandths (None: the rule file's default), refused outside 0..1."""
+    if v is None:
+        return None
+    if not 0 <= v <= 1:
+        raise MetalogicError.single(
+            f"bad value '{v}' for --truth-tol",
+            expected="a decimal from 0 to 1",
+            fix="e.g. --truth-tol 0.1 (within 10%)",
+        )
+    return round(v * 1000)

@@ -8,17 +8,7 @@ from typing import Any
 
 import click
 
-from metalogic.agents.options import (
-    agent_spec_option,
-    backend_option,
-    backend_options,
-    base_url_option,
-    concurrency_option,
-    max_tokens_option,
-    no_cache_option,
-    view_option,
-)
-from metalogic.engine.errors import MetalogicError
+from metalogic.agents import options as agent_options
 from metalogic.engine.options import engine_choice
 from metalogic.memory.logic import DEFAULT_ENGINE, LOGIC_ENGINES
 from metalogic.memory.retrieve import DEFAULT_ETA, DEFAULT_FLOOR, DEFAULT_K, DEFAULT_POOL, MODES, Settings
@@ -33,19 +23,23 @@ def memory_command() -> None:
     """
 
 
+k_option = click.option(
+    "--k", "k", type=int, default=DEFAULT_K, show_default=True, help="Cards shown per question."
+)
+eta_option = click.option(
+    "--eta",
+    type=float,
+    default=DEFAULT_ETA,
+    show_default=True,
+    help="Weight of reliability (TRS) against similarity when ranking candidates, 0..1 (sma).",
+)
+
+
 def retrieval_options(f: Any) -> Any:
     for opt in reversed(
         [
-            click.option(
-                "--k", "k", type=int, default=DEFAULT_K, show_default=True, help="Cards shown per question."
-            ),
-            click.option(
-                "--eta",
-                type=float,
-                default=DEFAULT_ETA,
-                show_default=True,
-                help="Weight of reliability (TRS) against similarity when ranking candidates, 0..1.",
-            ),
+            k_option,
+            eta_option,
             click.option(
                 "--floor",
                 type=float,
@@ -72,7 +66,7 @@ def _trs(v: int) -> str:
 
 @memory_command.command("build")
 @click.argument("run_dir", type=click.Path())
-@agent_spec_option("The agent, as for 'metalogic ask'.")
+@agent_options.agent_spec_option("The agent, as for 'metalogic ask'.")
 @click.option(
     "--bank",
     "bank_dir",
@@ -122,13 +116,13 @@ def _trs(v: int) -> str:
     "(default 0.1, from logic/memory/reward.lp).",
 )
 @click.option("--limit", type=click.IntRange(1), help="Use at most this many trajectories.")
-@base_url_option
-@backend_option
-@concurrency_option
-@max_tokens_option
-@view_option
+@agent_options.base_url_option
+@agent_options.backend_option
+@agent_options.concurrency_option
+@agent_options.max_tokens_option
+@agent_options.view_option
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of reference agents' noise.")
-@no_cache_option
+@agent_options.no_cache_option
 def build_command(
     run_dir: str,
     spec: str,
@@ -158,7 +152,7 @@ def build_command(
 
     Example: metalogic memory build runs/env --agent noisy:0.2 --bank banks/noisy --verifier mr
     """
-    from metalogic.memory.build import BuildOptions, check_options
+    from metalogic.memory.build import BuildOptions, check_options, truth_tol_milli
     from metalogic.memory.runbuild import run_build
 
     opts = check_options(
@@ -170,7 +164,7 @@ def build_command(
             passes=passes,
             reflector=reflector,
             check_engine=engine or "clingo",
-            truth_tol=_tol(truth_tol),
+            truth_tol=truth_tol_milli(truth_tol),
             limit=limit,
         )
     )
@@ -204,18 +198,6 @@ def build_command(
         + (f", rejected {tot['rejected']}" if tot["rejected"] else "")
     )
     click.echo(f"bank {bank_dir}: {stats['active']} active cards, {stats['visits']} visits in all")
-
-
-def _tol(v: float | None) -> int | None:
-    if v is None:
-        return None
-    if not 0 <= v <= 1:
-        raise MetalogicError.single(
-            f"bad value '{v}' for --truth-tol",
-            expected="a decimal from 0 to 1",
-            fix="e.g. --truth-tol 0.1 (within 10%)",
-        )
-    return round(v * 1000)
 
 
 def _open(bank_dir: str, readonly: bool = True) -> Any:
@@ -457,15 +439,15 @@ def split_command(run_dir: str, env_dir: str, deploy_dir: str, fraction: float, 
 
 @memory_command.command("compare")
 @click.argument("run_dir", type=click.Path())
-@agent_spec_option("A model agent, as for 'metalogic ask'.")
+@agent_options.agent_spec_option("A model agent, as for 'metalogic ask'.")
 @click.option("--bank", "bank_dir", required=True, type=click.Path(), help="The bank to deploy (read-only).")
-@click.option("--k", "k", type=int, default=DEFAULT_K, show_default=True, help="Cards shown per question.")
-@click.option("--eta", type=float, default=DEFAULT_ETA, show_default=True, help="Weight of TRS (sma).")
-@base_url_option
-@backend_option
-@view_option
-@max_tokens_option
-@concurrency_option
+@k_option
+@eta_option
+@agent_options.base_url_option
+@agent_options.backend_option
+@agent_options.view_option
+@agent_options.max_tokens_option
+@agent_options.concurrency_option
 @click.option("--out", "out_file", type=click.Path(dir_okay=False), help="Write the comparison as JSON here.")
 def compare_command(
     run_dir: str,
@@ -495,7 +477,7 @@ def compare_command(
     base = AgentSettings(
         view=view,
         base_url=base_url,
-        options=backend_options(options),
+        options=agent_options.backend_options(options),
         concurrency=concurrency,
         params=GenParams(max_tokens=max_tokens),
     )
