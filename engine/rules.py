@@ -122,6 +122,11 @@ class RuleSet:
     def pl_files(self) -> list[Path]:
         return [*map(twin, CORE_FILES), twin(DETAIL_FILE), *(m.pl for m in self.mrs)]
 
+    @property
+    def decl_files(self) -> list[Path]:
+        """The declaration files both engines' rule files include (the core's, then each MR's)."""
+        return [*CORE_DECLS, *(m.decl_file for m in self.mrs)]
+
     def by_id(self, mr_id: str) -> MR:
         for m in self.mrs:
             if m.id == mr_id:
