@@ -22,27 +22,12 @@ import clingo
 
 from metalogic.engine.errors import MetalogicError, Problem
 from metalogic.engine.rules import SHARED_TABLES, RuleSet
+from metalogic.engine.schema import RESULTS as RESULTS  # the result predicates: one table, in schema.py
 from metalogic.engine.session import LOCK as _LOCK
 from metalogic.engine.session import PrologEngine, _esc, _Log, clingo_problems
 from metalogic.engine.session import param_facts as _param_facts
 from metalogic.logic import CORE_DIR
 
-RESULTS = {
-    "testcase": 3,
-    "violation": 5,
-    "score": 4,
-    "score_pooled": 4,
-    "score_set": 5,
-    "score_from": 3,
-    "score_mr": 5,
-    "invalid_cases": 3,
-    "score_traj": 4,
-    "score_object": 5,
-    "query_score": 4,
-    "explain": 3,
-    "input_error": 1,
-    "rule_error": 1,
-}
 ENGINES = ("clingo", "prolog")
 # Written only by `check --out` (logic/core/detail.lp): asked of the engines only when wanted.
 DETAIL_RESULTS = frozenset({"score_traj", "score_object", "query_score", "explain"})

@@ -86,3 +86,17 @@ def test_the_loader_reads_declarations_as_data(tmp_path: Path) -> None:
 def test_memory_rules_declare_their_parameters_once() -> None:
     for lp in sorted((LOGIC_DIR / "memory").glob("*.lp")):
         assert _declaring_lines(lp) == [] and _declaring_lines(lp.with_suffix(".pl")) == [], lp.name
+
+
+def test_result_predicates_have_one_table() -> None:
+    """schema.RESULTS is the one table of result predicates: backends asks for it, the facts reader
+    names each one as derived, and the Prolog driver prints exactly these."""
+    import re
+
+    from metalogic.engine import backends, schema
+
+    assert backends.RESULTS is schema.RESULTS
+    assert set(schema.RESULTS) <= schema.DERIVED
+    driver = (CORE_DIR / "driver.pl").read_text(encoding="utf-8")
+    emitted = {(m[1], m[2].count(",") + 1) for m in re.finditer(r"ml_emit\(S, (\w+)\(([^()]*)\)\)", driver)}
+    assert emitted == set(schema.RESULTS.items())
