@@ -213,7 +213,7 @@ def read_declarations(path: Path) -> tuple[Declarations, list[Problem]]:
         if kinds is None or len(kinds) != len(args):
             problems.append(
                 Problem(
-                    f"a declaration file declares only an MR and its parameters, not {name}/{len(args)}",
+                    f"{name}/{len(args)} is not a declaration",
                     where=f"{shown}:{lineno}:{col}",
                     expected=", ".join(f"{n}/{len(k)}" for n, k in DECLARATIONS.items()),
                     fix="move rules and other facts into the .lp and .pl twins",

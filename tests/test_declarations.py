@@ -100,3 +100,19 @@ def test_result_predicates_have_one_table() -> None:
     driver = (CORE_DIR / "driver.pl").read_text(encoding="utf-8")
     emitted = {(m[1], m[2].count(",") + 1) for m in re.finditer(r"ml_emit\(S, (\w+)\(([^()]*)\)\)", driver)}
     assert emitted == set(schema.RESULTS.items())
+
+
+def test_capability_names_come_from_tables_facts() -> None:
+    """tables.facts names the capabilities once; every table, report and summary prints those names."""
+    import re
+
+    from metalogic.engine import vocab
+    from metalogic.engine.vocab import vocabulary
+
+    text = (CORE_DIR / "tables.facts").read_text(encoding="utf-8")
+    stated = dict(re.findall(r'^capability\((\w+), "([^"]*)"\)\.', text, flags=re.M))
+    assert vocabulary().capabilities == stated
+    assert len(stated) == 8 and stated["sc4a"] == "ego-allo direction"
+    assert not hasattr(vocab, "CAPABILITY_NAMES")
+    sources = [*(ROOT / "engine").glob("*.py"), *(ROOT / "memory").glob("*.py")]
+    assert [p.name for p in sources if any(n in p.read_text(encoding="utf-8") for n in stated.values())] == []

@@ -657,8 +657,8 @@ def test_missing_declaration_file() -> None:
 error: nodecl/height.lp: MR height has no declaration file: height.decl is missing next to it
   expected: height.decl with the MR's declarations, one fact a line: mr(my_mr). mr_name(my_mr, "..."). \
 mr_law(my_mr, "..."). mr_serves(my_mr, sc2a).
-  fix: write height.decl, and include it: #include "height.decl". in height.lp and :- include('height.decl'). \
-in height.pl (see docs/adding-an-mr.md)
+  fix: write height.decl, and include it: #include "height.decl". in height.lp and \
+:- include('height.decl'). in height.pl (see docs/adding-an-mr.md)
 """
     )
 
@@ -696,7 +696,7 @@ def test_a_declaration_file_holds_declarations_only() -> None:
     assert (
         fails("check", "facts", "--rules", rules("otherdecl", decl=decl))
         == """\
-error: otherdecl/height.decl:6:1: a declaration file declares only an MR and its parameters, not height_level/1
+error: otherdecl/height.decl:6:1: height_level/1 is not a declaration
   expected: mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3, param_scale/2
   fix: move rules and other facts into the .lp and .pl twins
 """

@@ -285,11 +285,11 @@ def test_ranking_defaults_have_one_source() -> None:
     from metalogic.memory.retrieve import DEFAULT_ETA, DEFAULT_FLOOR, DEFAULT_K
 
     d = param_defaults("rank")
-    assert (DEFAULT_K, DEFAULT_ETA, DEFAULT_FLOOR) == (
+    assert (
         d["rank_k"],
         d["rank_eta"] / 1000,
         d["rank_floor"] / 1000,
-    )
+    ) == (DEFAULT_K, DEFAULT_ETA, DEFAULT_FLOOR)
     cands = [(1, 900_000, 100_000), (2, 800_000, 900_000), (3, 400_000, 500_000), (4, 100_000, 500_000)]
     explicit = rank_candidates(cands, eta=d["rank_eta"], k=d["rank_k"], floor=d["rank_floor"], engine="both")
     assert rank_candidates(cands, engine="both") == explicit
