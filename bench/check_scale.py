@@ -262,10 +262,11 @@ def measure_clingo(folder: Path, detail: bool = True) -> dict[str, Any]:
     detail=True as `check --out` (everything it writes), False as `check` (the score table)."""
     import clingo
 
-    from metalogic.engine.backends import EngineOutput, _param_facts, wanted
+    from metalogic.engine.backends import EngineOutput, wanted
     from metalogic.engine.facts import read_facts
     from metalogic.engine.results import parse_output
     from metalogic.engine.rules import SHARED_TABLES, load_ruleset
+    from metalogic.engine.session import param_facts
 
     rules, t_rules = timed(load_ruleset)
     facts, t_read = timed(lambda: read_facts(folder))
@@ -276,7 +277,7 @@ def measure_clingo(folder: Path, detail: bool = True) -> dict[str, Any]:
     for f in rules.detail_lp_files if detail else rules.lp_files:
         ctl.load(str(f))
     shows = "".join(f"#show {n}/{a}.\n" for n, a in wanted(detail).items())
-    ctl.add("base", [], program + _param_facts({}) + shows)
+    ctl.add("base", [], program + param_facts({}) + shows)
     t_parse = time.perf_counter() - t0
     _, t_ground = timed(lambda: ctl.ground([("base", [])]))
     out = EngineOutput("clingo")
