@@ -3,7 +3,7 @@
 Every module that runs rules goes through a Session instead of driving an engine itself:
 
     s = Session("clingo")                  # a fresh Control (long-lived Controls grow in memory)
-    s.load(CORE_DIR / "algebra.lp")        # rule files; a file that does not parse is a MetalogicError
+    s.load(CORE_DIR / "algebra_tables.lp") # rule files; a file that does not parse is a MetalogicError
     s.add("agent(a).\\n")                  # program text, or a sequence of terms passed as data
     s.rows("compose", 4)                   # {"compose(n,e,ne,exact)", ...}: clingo's canonical text
 
