@@ -60,6 +60,8 @@ HOOKS = frozenset(
         "frac_need/4",
         "obs_frac_need/4",  # comparisons of observations only, which a rule may negate (clingo)
         "ivl_need/2",
+        "need_compose/3",  # the composition pairs a rule looks up (logic/core/algebra.lp)
+        "need_move_compose/2",
         "mr_set/2",
     }
 )
@@ -462,7 +464,7 @@ def load_ruleset(extra: Sequence[str | Path] = ()) -> RuleSet:
         except MetalogicError as exc:
             problems += exc.problems
             continue
-        problems += _clashes(lp, core_heads, owner)
+        problems += _clashes(lp, core_heads, owner) + unmet_needs(lp)
         for d, line in decl.get("param_default", []):
             n = str(d[0])
             if n in params:
@@ -493,6 +495,43 @@ def _add_params(decl: Declarations, owner: str, params: dict[str, Param], owners
             continue  # reported by the caller
         params[str(name)] = Param(str(name), int(default), str(doc), scales.get(str(name), 1))
         owners[str(name)] = owner
+
+
+# A clingo rule that reads a composition table must say which pairs it needs: the tables are ground
+# only for needed pairs (logic/core/algebra.lp), so a lookup without a need would find nothing.
+_TABLE_NEEDS = {
+    "compose/4": "need_compose/3",
+    "universal/3": "need_compose/3",
+    "move_compose/3": "need_move_compose/2",
+}
+_BODY_ATOM = re.compile(r"(?<![\w])(compose|universal|move_compose)\(")
+
+
+def unmet_needs(lp: Path) -> list[Problem]:
+    """Lookups of compose/4, universal/3 or move_compose/3 in a file that never states the need."""
+    heads: set[str] = set()
+    reads: dict[str, int] = {}
+
+    def visit(stm: clingo.ast.AST) -> None:
+        if stm.ast_type != clingo.ast.ASTType.Rule:
+            return
+        heads.update(_head_atoms(stm.head))
+        for lit in stm.body:
+            for m in _BODY_ATOM.finditer(str(lit)):
+                arity = {"compose": 4, "universal": 3, "move_compose": 3}[m.group(1)]
+                reads.setdefault(f"{m.group(1)}/{arity}", stm.location.begin.line)
+
+    clingo.ast.parse_files([str(lp)], visit)
+    return [
+        Problem(
+            f"the rules read {sig} but never state {_TABLE_NEEDS[sig]}, so the table would be empty",
+            where=f"{display_path(lp)}:{line}",
+            expected=f"a rule deriving {_TABLE_NEEDS[sig]} for the pairs this file looks up",
+            fix="see 'Composition tables' in docs/adding-an-mr.md",
+        )
+        for sig, line in sorted(reads.items())
+        if _TABLE_NEEDS[sig] not in heads
+    ]
 
 
 def _clashes(lp: Path, core_heads: set[str], owner: dict[str, Path]) -> list[Problem]:

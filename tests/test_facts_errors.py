@@ -650,6 +650,23 @@ error: core/height.lp:6: rule file defines case_off/2, which belongs to the core
     )
 
 
+def test_reading_a_composition_table_without_stating_the_need() -> None:
+    """clingo grounds compose/4 only for the pairs some rule needs: a lookup with no need would
+    silently find nothing, so the loader refuses it, and accepts the file once the need is there."""
+    lookup = "height_same(Ag, Q) :- dir_answer(Ag, Q, N), compose(ego, N, N, N).\n"
+    assert (
+        fails("check", "facts", "--rules", rules("need", lp=HEIGHT_LP + lookup))
+        == """\
+error: need/height.lp:9: the rules read compose/4 but never state need_compose/3, so the table would be empty
+  expected: a rule deriving need_compose/3 for the pairs this file looks up
+  fix: see 'Composition tables' in docs/adding-an-mr.md
+"""
+    )
+    need = "need_compose(ego, N, N) :- dir_answer(_, _, N), dir_value(ego, N).\n"
+    code, _out, err = run_cli("mrs", "--rules", rules("needok", lp=HEIGHT_LP + lookup + need))
+    assert code == 0, err
+
+
 def test_missing_declaration_file() -> None:
     assert (
         fails("check", "facts", "--rules", rules("nodecl", decl=None))
