@@ -177,19 +177,19 @@ def mrs(rules_dirs: tuple[str, ...], fmt: str) -> None:
 
     rs = load_ruleset(rules_dirs)
     if fmt == "csv":
-        click.echo("id,name,capabilities,sets,law,lp,pl")
+        click.echo("id,name,capabilities,sets,law,lp,pl,decl")
         for m in rs.mrs:
             law = m.law.replace('"', '""')
             click.echo(
                 f'{m.id},{m.name},{" ".join(m.serves)},{" ".join(m.sets)},"{law}",'
-                f"{display_path(m.lp)},{display_path(m.pl)}"
+                f"{display_path(m.lp)},{display_path(m.pl)},{display_path(m.decl_file)}"
             )
         return
     for m in rs.mrs:
         origin = "shipped" if m.shipped else "user"
         click.echo(f"{m.id}  {m.name}  [{', '.join(m.serves)}]  ({origin}; {', '.join(m.sets)})")
         click.echo(f"    law: {m.law}")
-        click.echo(f"    files: {display_path(m.lp)}  {display_path(m.pl)}")
+        click.echo(f"    files: {display_path(m.lp)}  {display_path(m.pl)}  {display_path(m.decl_file)}")
         for name, p in rs.params.items():
             if rs.param_owner.get(name) == m.id:
                 click.echo(f"    -c {name}={p.default / p.scale:g}  {p.doc}")

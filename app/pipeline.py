@@ -69,7 +69,7 @@ def _rules_hash(extra: list[str], base: Path) -> str:
     h = hashlib.sha256()
     for root in [CORE_DIR.parent, *((base / d).resolve() for d in extra)]:
         if root.exists():
-            for f in sorted(p for p in root.rglob("*") if p.suffix in (".lp", ".pl", ".facts")):
+            for f in sorted(p for p in root.rglob("*") if p.suffix in (".lp", ".pl", ".facts", ".decl")):
                 h.update(str(f.relative_to(root)).encode())
                 h.update(f.read_bytes())
     return h.hexdigest()[:16]

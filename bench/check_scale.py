@@ -262,10 +262,11 @@ def measure_clingo(folder: Path, detail: bool = True) -> dict[str, Any]:
     detail=True as `check --out` (everything it writes), False as `check` (the score table)."""
     import clingo
 
-    from metalogic.engine.backends import EngineOutput, _param_facts, wanted
+    from metalogic.engine.backends import EngineOutput, wanted
     from metalogic.engine.facts import read_facts
     from metalogic.engine.results import parse_output
     from metalogic.engine.rules import SHARED_TABLES, load_ruleset
+    from metalogic.engine.session import param_facts
 
     rules, t_rules = timed(load_ruleset)
     facts, t_read = timed(lambda: read_facts(folder))
@@ -276,7 +277,7 @@ def measure_clingo(folder: Path, detail: bool = True) -> dict[str, Any]:
     for f in rules.detail_lp_files if detail else rules.lp_files:
         ctl.load(str(f))
     shows = "".join(f"#show {n}/{a}.\n" for n, a in wanted(detail).items())
-    ctl.add("base", [], program + _param_facts({}) + shows)
+    ctl.add("base", [], program + param_facts({}) + shows)
     t_parse = time.perf_counter() - t0
     _, t_ground = timed(lambda: ctl.ground([("base", [])]))
     out = EngineOutput("clingo")
@@ -310,16 +311,21 @@ def measure_clingo(folder: Path, detail: bool = True) -> dict[str, Any]:
     }
 
 
-def measure_sharded(folder: Path, workers: int) -> dict[str, Any]:
-    """`metalogic check --workers N`: the facts split into shards of whole trajectories, checked
-    by N processes (engine/shards.py), timed
-    from reading the facts to the result rows, pool start-up included."""
+def measure_sharded(folder: Path, workers: int, detail: bool = True) -> dict[str, Any]:
+    """`metalogic check --workers N` (detail=False) or `check --out --workers N` (detail=True, what
+    it writes): the facts split into shards of whole trajectories, checked by N processes
+    (engine/shards.py), timed from reading the facts to the result rows, pool start-up included.
+    peak_worker_rss_mb: the largest peak resident memory of one worker process (they have ended
+    when it is read, so getrusage counts them)."""
+    import resource
+
     from metalogic.engine.check import run_check
     from metalogic.engine.shards import shard_count, split_by_trajectory
 
-    res, total = timed(lambda: run_check(str(folder), workers=workers))
+    res, total = timed(lambda: run_check(str(folder), workers=workers, detail=detail))
     return {
         "workers": workers,
+        "peak_worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
         "shards": len(split_by_trajectory(res.facts.facts, shard_count(len(res.facts), workers))),
         "total": total,
         "testcases": len(res.rows.testcases),
@@ -451,12 +457,14 @@ def measure_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, An
     # `metalogic check` without --out: the score table only (logic/core/detail.lp left out).
     row["clingo_scores"] = measure_clingo(folder, detail=False) if n <= args.one_process_limit else None
     row["clingo_sharded"] = measure_sharded(folder, args.workers)
+    row["clingo_sharded_scores"] = measure_sharded(folder, args.workers, detail=False)
     row["prolog"] = measure_prolog(folder) if n <= args.prolog_limit else None
     row["naive_mr2_map"] = naive_mr2_map(folder)
     one, shd, pro, nv = row["clingo_one_process"], row["clingo_sharded"], row["prolog"], row["naive_mr2_map"]
     print(
         f"{n:>9} answers: clingo {fmt(one['total'] if one else None)} s one process, "
-        f"{fmt(shd['total'])} s in {shd['shards']} shards x {shd['workers']} workers; prolog "
+        f"{fmt(shd['total'])} s in {shd['shards']} shards x {shd['workers']} workers "
+        f"({fmt(row['clingo_sharded_scores']['total'])} s for the score table alone); prolog "
         f"{fmt(pro['total'] if pro else None)} s; naive MR2 loop {fmt(nv['total'])} s",
         flush=True,
     )
@@ -479,6 +487,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
         "scores",
         "clingo",
         "clingo x2",
+        "scores x2",
         "prolog",
         "naive*",
         "read",
@@ -499,6 +508,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
             fmt(r["clingo_scores"]["total"] if r.get("clingo_scores") else None),
             fmt(one["total"] if one else None),
             fmt(shd["total"]),
+            fmt(r["clingo_sharded_scores"]["total"] if r.get("clingo_sharded_scores") else None),
             fmt(pro["total"] if pro else None),
             fmt(nv["total"]),
         ]
@@ -515,9 +525,9 @@ def print_table(results: list[dict[str, Any]]) -> None:
         print("".join(f"{c:>10}" for c in cells))
     print(
         "clingo: one `check` in one process (phases on the right); clingo x2: the same facts as shards of "
-        "whole trajectories checked by a pool of worker processes;\n* naive: MR2 on map directions only "
-        "(one MR, one capability) as a Python loop over its cases; the engines check all sixteen MRs on all "
-        "eight capabilities."
+        "whole trajectories checked by a pool of worker processes (scores x2: the score table alone);\n"
+        "* naive: MR2 on map directions only (one MR, one capability) as a Python loop over its cases; "
+        "the engines check all sixteen MRs on all eight capabilities."
     )
 
 

@@ -27,7 +27,7 @@ TABLES = {
 
 
 def clingo_tables() -> dict[str, set[str]]:
-    return _tables(Session("clingo").load(CORE_DIR / "algebra.lp").show(*TABLES.items()))
+    return _tables(Session("clingo").load(CORE_DIR / "algebra_tables.lp").show(*TABLES.items()))
 
 
 def prolog_tables() -> dict[str, set[str]]:

@@ -93,7 +93,7 @@ def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
 
 
 def verify_prolog_twins(rules: RuleSet) -> None:
-    """The .pl half of every MR must declare what its .lp half declares."""
+    """SWI-Prolog must read from every MR's declaration file what the loader read from it."""
     declared = prolog_declarations(rules)
     by_file: dict[str, set[str]] = {}
     for line in declared:
@@ -102,7 +102,7 @@ def verify_prolog_twins(rules: RuleSet) -> None:
     problems = []
     for mr in rules.mrs:
         want = _expected_declarations(mr, rules)
-        got = by_file.get(str(mr.pl), set()) | by_file.get(str(mr.pl.resolve()), set())
+        got = by_file.get(str(mr.decl_file), set()) | by_file.get(str(mr.decl_file.resolve()), set())
         if want != got:
             missing, extra = sorted(want - got), sorted(got - want)
             detail = "; ".join(
@@ -116,11 +116,11 @@ def verify_prolog_twins(rules: RuleSet) -> None:
             )
             problems.append(
                 Problem(
-                    f"the Prolog twin of {mr.id} declares something else: {detail}",
-                    where=display_path(mr.pl),
-                    expected="the same mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3 "
-                    f"and param_scale/2 facts as {display_path(mr.lp)}",
-                    fix="make the two files declare identical facts",
+                    f"SWI-Prolog reads other declarations of {mr.id}: {detail}",
+                    where=display_path(mr.decl_file),
+                    expected=f"the facts of {display_path(mr.decl_file)} as the loader reads them, and no "
+                    f"declaration elsewhere in {display_path(mr.pl)}",
+                    fix="write the declarations as plain facts, one a line (see docs/adding-an-mr.md)",
                 )
             )
     if problems:

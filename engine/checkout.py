@@ -316,7 +316,7 @@ def facts_digest(root: Path, files: Sequence[Path]) -> str:
 def rule_files(res: CheckResult) -> list[Path]:
     from metalogic.engine.rules import SHARED_TABLES
 
-    return [SHARED_TABLES, *res.rules.lp_files, *res.rules.pl_files]
+    return [SHARED_TABLES, *res.rules.lp_files, *res.rules.pl_files, *res.rules.decl_files]
 
 
 def write_check_output(

@@ -70,14 +70,16 @@ def generate_command(
 
 def render_summary(res: GenerateResult) -> str:
     """Test cases per capability and MR, the queries they use, and queries per test case."""
-    from metalogic.engine.vocab import CAPABILITY_NAMES
+    from metalogic.engine.vocab import vocabulary
+
+    names = vocabulary().capabilities
 
     head = ["sc", "capability", *res.mrs, "cases", "queries", "q/case"]
     rows = []
     for sc in res.scs:
         n, m = res.sc_stats.get(sc, (0, 0))
         cells = [str(res.cases.get((sc, mr), "")) or "-" for mr in res.mrs]
-        rows.append([sc, CAPABILITY_NAMES.get(sc, sc), *cells, str(n), str(m), f"{m / n:.2f}" if n else "-"])
+        rows.append([sc, names.get(sc, sc), *cells, str(n), str(m), f"{m / n:.2f}" if n else "-"])
     total = res.total_cases
     rows.append(
         [

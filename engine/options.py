@@ -43,7 +43,7 @@ rules_option = click.option(
     "rules_dirs",
     multiple=True,
     type=click.Path(file_okay=False),
-    help="Extra folder of MR rule files (NAME.lp + NAME.pl); repeatable.",
+    help="Extra folder of MR rule files (NAME.decl + NAME.lp + NAME.pl); repeatable.",
 )
 
 

@@ -479,29 +479,29 @@ BY_NAME: dict[str, list[Predicate]] = {}
 for _pred in PREDICATES:
     BY_NAME.setdefault(_pred.name, []).append(_pred)
 
-# Predicates that `metalogic check` derives; a facts file giving them is a mistake worth naming.
-DERIVED = frozenset(
-    {
-        "testcase",
-        "case_query",
-        "case_support",
-        "violation",
-        "violates",
-        "score",
-        "score_pooled",
-        "score_set",
-        "score_from",
-        "score_mr",
-        "score_traj",
-        "score_object",
-        "query_score",
-        "applicable",
-        "explain",
-        "input_error",
-        "param_override",
-        "param_default",
-        "invalid_cases",
-    }
+# The result predicates of `metalogic check` (name -> arity): what both engines derive and report
+# (engine/backends.py asks for these, and the Prolog driver prints them, logic/core/driver.pl).
+RESULTS: dict[str, int] = {
+    "testcase": 3,
+    "violation": 5,
+    "score": 4,
+    "score_pooled": 4,
+    "score_set": 5,
+    "score_from": 3,
+    "score_mr": 5,
+    "invalid_cases": 3,
+    "score_traj": 4,
+    "score_object": 5,
+    "query_score": 4,
+    "explain": 3,
+    "input_error": 1,
+    "rule_error": 1,
+}
+
+# Predicates that `metalogic check` derives; a facts file giving them is a mistake worth naming:
+# the results, and what the rules derive or are given along the way.
+DERIVED = frozenset(RESULTS) | frozenset(
+    {"case_query", "case_support", "violates", "applicable", "param_override", "param_default"}
 )
 
 

@@ -3,7 +3,7 @@
 Every module that runs rules goes through a Session instead of driving an engine itself:
 
     s = Session("clingo")                  # a fresh Control (long-lived Controls grow in memory)
-    s.load(CORE_DIR / "algebra.lp")        # rule files; a file that does not parse is a MetalogicError
+    s.load(CORE_DIR / "algebra_tables.lp") # rule files; a file that does not parse is a MetalogicError
     s.add("agent(a).\\n")                  # program text, or a sequence of terms passed as data
     s.rows("compose", 4)                   # {"compose(n,e,ne,exact)", ...}: clingo's canonical text
 
@@ -13,12 +13,13 @@ what it loaded until another rule set is asked for), and `resident` files (modul
 such as the memory rules) stay loaded beside whatever rule set is in.
 
 The embedded SWI-Prolog lives here once per process (pyswip cannot start a second one); every
-PrologEngine handle shares it. engine/backends.py builds the MR check's runner on that handle.
+PrologEngine handle shares it; `Session.check` runs the MR check of logic/core/driver.pl on it.
 """
 
 from __future__ import annotations
 
 import re
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -234,6 +235,18 @@ class Session:
 
     # -- prolog results
 
+    def check(self, program: str, detail: bool = True) -> list[str]:
+        """The MR check of logic/core/driver.pl (`ml_run`) with this session's rule files on a
+        facts program: its result lines, printed as clingo prints them. detail=False leaves out
+        what only `check --out` writes."""
+        with LOCK:
+            return self._prolog().run_check(program, detail)
+
+    def declarations(self) -> list[str]:
+        """The MR declarations of this session's rule files, each as `fact @ file`."""
+        with LOCK:
+            return self._prolog().declarations()
+
     def call(self, module: str, predicate: str, facts: Sequence[Fun]) -> list[str] | None:
         """Call `module:predicate(Facts, Lines)` with the facts as a Prolog list built through the
         foreign interface (never as goal text); the lines, or None when the call fails."""
@@ -383,6 +396,22 @@ class PrologEngine:
         self._load(path)
         self._state.loaded.remove(path)
         self._state.resident.add(path)
+
+    def run_check(self, program: str, detail: bool) -> list[str]:
+        """ml_run on the loaded rule set; the facts are asserted for the run, then retracted."""
+        with tempfile.TemporaryDirectory(prefix="metalogic-") as tmp:
+            facts = Path(tmp, "facts.pl")
+            facts.write_text(program, encoding="utf-8")
+            result = Path(tmp, "result.txt")
+            try:
+                self._call(f"ml_reset({self.indicators})")
+                self._call(f"ml_load_facts('{_esc(facts)}')")
+                self._call(f"ml_run('{_esc(result)}', {str(detail).lower()})")
+            except Exception as exc:  # pyswip's PrologError: a rule file failed while running
+                raise self._runtime_error(exc) from None
+            finally:
+                self._call(f"ml_reset({self.indicators})")
+            return result.read_text(encoding="utf-8").splitlines()
 
     def declarations(self) -> list[str]:
         goal = (

@@ -15,7 +15,7 @@ import polars as pl
 from metalogic.engine.check import CheckResult, wilson
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.results import first_arg, label, split_args
-from metalogic.engine.vocab import CAPABILITY_NAMES
+from metalogic.engine.vocab import vocabulary
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -80,7 +80,7 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
             {
                 "agent": agent,
                 "sc": sc,
-                "capability": CAPABILITY_NAMES.get(sc, sc),
+                "capability": vocabulary().capabilities.get(sc, sc),
                 "cases": n,
                 "violations": v,
                 "invalid": res.rows.invalid.get((agent, sc), 0),

@@ -11,18 +11,6 @@ from functools import lru_cache
 
 from metalogic.engine.session import Session
 
-# The names of the eight capabilities, as tables and summaries print them.
-CAPABILITY_NAMES = {
-    "sc1a": "movement direction",
-    "sc1b": "movement distance",
-    "sc2a": "object-object direction",
-    "sc2b": "object-object distance",
-    "sc3a": "object size",
-    "sc3b": "object depth",
-    "sc4a": "ego-allo direction",
-    "sc4b": "ego-allo distance",
-}
-
 
 @dataclass(frozen=True)
 class QueryKind:
@@ -40,7 +28,7 @@ class Vocabulary:
     calculus: dict[str, str]
     turns: dict[str, int]  # turn name -> quarter turns counter-clockwise
     magnitudes: tuple[str, ...]
-    capabilities: dict[str, str]
+    capabilities: dict[str, str]  # id -> name, as tables and summaries print them (tables.facts)
 
 
 @lru_cache(maxsize=1)

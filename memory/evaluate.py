@@ -139,7 +139,9 @@ def _accuracy(
 
 
 def render(c: Comparison) -> str:
-    from metalogic.engine.vocab import CAPABILITY_NAMES
+    from metalogic.engine.vocab import vocabulary
+
+    names = vocabulary().capabilities
 
     modes = list(c.agents)
     lines = [f"{'SC':<5} {'capability':<24} " + " ".join(f"{m:>14}" for m in modes)]
@@ -148,7 +150,7 @@ def render(c: Comparison) -> str:
         for m in modes:
             n, v = c.scores.get((m, sc), (0, 0))
             cells.append(f"{1 - v / n:.3f} ({n:>3})" if n else "-")
-        lines.append(f"{sc:<5} {CAPABILITY_NAMES.get(sc, sc):<24} " + " ".join(f"{x:>14}" for x in cells))
+        lines.append(f"{sc:<5} {names.get(sc, sc):<24} " + " ".join(f"{x:>14}" for x in cells))
     if c.accuracy:
         cells = [f"{r / j:.3f} ({j:>3})" if j else "-" for r, j in (c.accuracy.get(m, (0, 0)) for m in modes)]
         lines.append(f"{'acc':<5} {'accuracy (ground truth)':<24} " + " ".join(f"{x:>14}" for x in cells))

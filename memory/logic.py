@@ -151,15 +151,34 @@ class Ranked:
     z_trs: int
 
 
+def param_defaults(name: str) -> dict[str, int]:
+    """The parameters of a memory program and their defaults, read as data from its declaration
+    file logic/memory/NAME.decl (which both of its rule files include): the one place they are set."""
+    from metalogic.engine.rules import read_declarations
+
+    path = MEMORY_LOGIC / f"{name}.decl"
+    decl, problems = read_declarations(path)
+    if problems:
+        raise MetalogicError(problems)
+    return {str(d[0]): int(d[1]) for d, _ in decl.get("param_default", [])}
+
+
 def rank_candidates(
-    cands: Sequence[tuple[int, int, int]], *, eta: int, k: int, floor: int, engine: str = DEFAULT_ENGINE
+    cands: Sequence[tuple[int, int, int]],
+    *,
+    eta: int | None = None,
+    k: int | None = None,
+    floor: int | None = None,
+    engine: str = DEFAULT_ENGINE,
 ) -> list[Ranked]:
     """Rank candidates (card, similarity in millionths, TRS in millionths); eta and floor in
-    thousandths. Returns every candidate above the floor, kept ones first in rank order."""
+    thousandths, each left to the rules' default (logic/memory/rank.decl) when not given. Returns
+    every candidate above the floor, kept ones first in rank order."""
     if not cands:
         return []
     facts = [Fun("cand", (i, s, v)) for i, s, v in cands]
-    facts += _params({"rank_eta": eta, "rank_k": k, "rank_floor": floor})
+    given = {"rank_eta": eta, "rank_k": k, "rank_floor": floor}
+    facts += _params({n: v for n, v in given.items() if v is not None})
     picks: dict[int, int] = {}
     scored: dict[int, tuple[int, int, int]] = {}
     for line in run_program("rank", facts, engine):

@@ -7,7 +7,7 @@ the rest by (1 - eta) * z(similarity) + eta * z(TRS) and keep k.
 Three retrieval modes share this interface, so baselines differ only in the mode:
     none  no memory (empty context)
     rag   plain retrieval-augmented generation: similarity only (the same ranking with eta = 0)
-    sma   similarity and reliability (eta as given, 0.5 by default)
+    sma   similarity and reliability (eta as given; by default rank_eta of logic/memory/rank.decl)
 """
 
 from __future__ import annotations
@@ -21,15 +21,17 @@ from typing import TYPE_CHECKING
 
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.memory.bank import Bank, Card
-from metalogic.memory.logic import DEFAULT_ENGINE, check_engine, rank_candidates
+from metalogic.memory.logic import DEFAULT_ENGINE, check_engine, param_defaults, rank_candidates
 
 if TYPE_CHECKING:
     import numpy as np
 
 MODES = ("none", "rag", "sma")
-DEFAULT_K = 3
-DEFAULT_ETA = 0.5
-DEFAULT_FLOOR = 0.3
+# The ranking's defaults are the rules' own (logic/memory/rank.decl, in thousandths for eta and floor).
+_RANK = param_defaults("rank")
+DEFAULT_K = _RANK["rank_k"]
+DEFAULT_ETA = _RANK["rank_eta"] / 1000
+DEFAULT_FLOOR = _RANK["rank_floor"] / 1000
 DEFAULT_POOL = 20
 MAX_POOL = 500  # the ranking rules' fixed-point arithmetic holds for up to 500 candidates
 

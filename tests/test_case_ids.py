@@ -15,14 +15,16 @@ mr_name(dup, "copy of MR2's cases").
 mr_law(dup, "none: it only reuses MR2's case ids").
 mr_serves(dup, sc2a).
 """
-# The same text is a valid clingo rule and a valid Prolog clause: one copy serves both halves.
-RULES = DECLARATIONS + "testcase(mr2(Q1, Q2), dup, sc2a) :- testcase(mr2(Q1, Q2), mr2, sc2a).\n"
+# The same rule text is a valid clingo rule and a valid Prolog clause: one copy serves both halves,
+# after each one's include of the declarations.
+RULE = "testcase(mr2(Q1, Q2), dup, sc2a) :- testcase(mr2(Q1, Q2), mr2, sc2a).\n"
 
 
 @pytest.mark.parametrize("engine", ["clingo", "prolog"])
 def test_a_case_id_shared_by_two_mrs_is_refused(tmp_path: Path, engine: str) -> None:
-    (tmp_path / "dup.lp").write_text(RULES, encoding="utf-8")
-    (tmp_path / "dup.pl").write_text(RULES, encoding="utf-8")
+    (tmp_path / "dup.decl").write_text(DECLARATIONS, encoding="utf-8")
+    (tmp_path / "dup.lp").write_text('#include "dup.decl".\n' + RULE, encoding="utf-8")
+    (tmp_path / "dup.pl").write_text(":- include('dup.decl').\n" + RULE, encoding="utf-8")
     code, out, err = run_cli(
         "check", str(EXAMPLES / "mr2_symmetry.lp"), "--rules", str(tmp_path), "--engine", engine
     )

@@ -478,12 +478,16 @@ error: unknown output format 'xml'
 # ---------------------------------------------------------------------------------------------
 # User rule files (--rules): an MR "height" as a pair of files, and ways to get it wrong.
 
-HEIGHT_LP = """\
+HEIGHT_DECL = """\
 % Height order: above twice means above.
 mr(height).
 mr_name(height, "height order").
 mr_law(height, "above(A,B) and above(B,C) in any frames imply above(A,C)").
 mr_serves(height, sc2a).
+"""
+HEIGHT_LP = """\
+% Height order: above twice means above.
+#include "height.decl".
 testcase(height(Q1, Q2, Q3), height, sc2a) :- pair_query(Q1, obj_dir, T, S1, A, B),
     pair_query(Q2, obj_dir, T, S2, B, C), pair_query(Q3, obj_dir, T, _, A, C), S1 != S2.
 case_query(height(Q1, Q2, Q3), (Q1; Q2; Q3)) :- testcase(height(Q1, Q2, Q3), height, _).
@@ -493,10 +497,7 @@ violates(Ag, height(Q1, Q2, Q3), not_above) :- testcase(height(Q1, Q2, Q3), heig
 """
 HEIGHT_PL = """\
 % Height order: above twice means above.
-mr(height).
-mr_name(height, "height order").
-mr_law(height, "above(A,B) and above(B,C) in any frames imply above(A,C)").
-mr_serves(height, sc2a).
+:- include('height.decl').
 testcase(height(Q1, Q2, Q3), height, sc2a) :- pair_query(Q1, obj_dir, T, S1, A, B),
     pair_query(Q2, obj_dir, T, S2, B, C), S1 \\== S2, pair_query(Q3, obj_dir, T, _, A, C).
 case_query(height(Q1, Q2, Q3), Q) :- testcase(height(Q1, Q2, Q3), height, _), member(Q, [Q1, Q2, Q3]).
@@ -514,9 +515,16 @@ answer(ag, q3, below).
 """
 
 
-def rules(folder: str, lp: str | None = HEIGHT_LP, pl: str | None = HEIGHT_PL, **extra: str) -> str:
+def rules(
+    folder: str,
+    lp: str | None = HEIGHT_LP,
+    pl: str | None = HEIGHT_PL,
+    decl: str | None = HEIGHT_DECL,
+    **extra: str,
+) -> str:
     write("facts", {"a.lp": HEIGHT_FACTS})
-    files = {name: body for name, body in (("height.lp", lp), ("height.pl", pl)) if body is not None}
+    named = (("height.lp", lp), ("height.pl", pl), ("height.decl", decl))
+    files = {name: body for name, body in named if body is not None}
     return write(folder, {**files, **extra})
 
 
@@ -543,7 +551,7 @@ def test_syntax_error_in_the_clingo_file() -> None:
     assert (
         fails("check", "facts", "--rules", rules("badlp", lp=lp))
         == """\
-error: badlp/height.lp:7:79: syntax error, unexpected <VARIABLE>
+error: badlp/height.lp:4:79: syntax error, unexpected <VARIABLE>
   expected: a valid clingo rule file
   fix: fix the rule at that place
 """
@@ -555,7 +563,7 @@ def test_syntax_error_in_the_prolog_file() -> None:
     assert (
         fails("check", "facts", "--rules", rules("badpl", pl=pl), "--engine", "prolog")
         == """\
-error: badpl/height.pl:7:51: SWI-Prolog error: Syntax error: Operator expected
+error: badpl/height.pl:4:51: SWI-Prolog error: Syntax error: Operator expected
   expected: a rule file that loads without errors or warnings
   fix: fix the clause at that place
 """
@@ -567,7 +575,7 @@ def test_undefined_predicate_in_the_clingo_file() -> None:
     assert (
         fails("check", "facts", "--rules", rules("typo", lp=lp))
         == """\
-error: typo/height.lp:9:21: 'dir_answr(Ag,Q,N)' is used but no rule or fact defines it
+error: typo/height.lp:6:21: 'dir_answr(Ag,Q,N)' is used but no rule or fact defines it
   expected: a predicate defined by a rule file or declared in docs/facts.md
   fix: check the spelling of the predicate
 """
@@ -579,7 +587,7 @@ def test_undefined_predicate_in_the_prolog_file() -> None:
     assert (
         fails("check", "facts", "--rules", rules("pltypo", pl=pl), "--engine", "prolog")
         == """\
-error: pltypo/height.pl:9: SWI-Prolog: dir_answr/3 is called by height_up/2 but no rule or fact defines it
+error: pltypo/height.pl:6: SWI-Prolog: dir_answr/3 is called by height_up/2 but no rule or fact defines it
   expected: a predicate defined by a rule file or declared in docs/facts.md
   fix: check the spelling of the predicate in the .pl file
 """
@@ -587,12 +595,11 @@ error: pltypo/height.pl:9: SWI-Prolog: dir_answr/3 is called by height_up/2 but 
 
 
 def test_unknown_capability() -> None:
-    lp, pl = HEIGHT_LP.replace("sc2a).", "sc2aa)."), HEIGHT_PL.replace("sc2a).", "sc2aa).")
-    folder = rules("cap", lp=lp, pl=pl)
+    folder = rules("cap", decl=HEIGHT_DECL.replace("sc2a).", "sc2aa)."))
     assert (
         fails("check", "facts", "--rules", folder)
         == """\
-error: cap/height.lp: MR height serves unknown capability 'sc2aa'
+error: cap/height.decl:5: MR height serves unknown capability 'sc2aa'
   expected: one of sc1a, sc1b, sc2a, sc2b, sc3a, sc3b, sc4a, sc4b
   fix: did you mean sc2a?
 """
@@ -602,23 +609,16 @@ error: cap/height.lp: MR height serves unknown capability 'sc2aa'
 def test_a_set_that_is_not_a_plain_name() -> None:
     """The headline orders kinds of evidence by name on both engines, which agree only on plain
     lower-case names."""
-    decl = 'mr_serves(height, sc2a).\nmr_set(height, "Mine").'
-    lp = HEIGHT_LP.replace("mr_serves(height, sc2a).", decl)
-    pl = HEIGHT_PL.replace("mr_serves(height, sc2a).", decl)
+    decl = HEIGHT_DECL + 'mr_set(height, "Mine").\n'
     assert (
-        fails("check", "facts", "--rules", rules("setname", lp=lp, pl=pl))
+        fails("check", "facts", "--rules", rules("setname", decl=decl))
         == """\
-error: setname/height.lp: MR height names its set "Mine"
+error: setname/height.decl:6: MR height names its set "Mine"
   expected: a lower-case name such as mine or my_checks
   fix: write mr_set(height, NAME) with a plain name
 """
     )
-    good = "mr_serves(height, sc2a).\nmr_set(height, mine)."
-    ok = rules(
-        "setok",
-        lp=HEIGHT_LP.replace("mr_serves(height, sc2a).", good),
-        pl=HEIGHT_PL.replace("mr_serves(height, sc2a).", good),
-    )
+    ok = rules("setok", decl=HEIGHT_DECL + "mr_set(height, mine).\n")
     code, _out, err = run_cli("mrs", "--rules", ok)
     assert code == 0, err
 
@@ -626,11 +626,12 @@ error: setname/height.lp: MR height names its set "Mine"
 def test_helper_predicate_clash_between_two_user_mrs() -> None:
     other_lp = HEIGHT_LP.replace("height", "tall").replace("tall_up", "height_up")
     other_pl = HEIGHT_PL.replace("height", "tall").replace("tall_up", "height_up")
-    folder = rules("clash", **{"tall.lp": other_lp, "tall.pl": other_pl})
+    other_decl = HEIGHT_DECL.replace("height", "tall")
+    folder = rules("clash", **{"tall.lp": other_lp, "tall.pl": other_pl, "tall.decl": other_decl})
     assert (
         fails("check", "facts", "--rules", folder)
         == """\
-error: clash/tall.lp:9: helper predicate height_up/2 is also defined in clash/height.lp
+error: clash/tall.lp:6: helper predicate height_up/2 is also defined in clash/height.lp
   expected: helper predicates unique to one MR file
   fix: prefix the helper with the MR's name, e.g. tall_height_up
 """
@@ -642,24 +643,97 @@ def test_user_file_redefining_a_core_predicate() -> None:
     assert (
         fails("check", "facts", "--rules", rules("core", lp=lp))
         == """\
-error: core/height.lp:9: rule file defines case_off/2, which belongs to the core or the facts schema
+error: core/height.lp:6: rule file defines case_off/2, which belongs to the core or the facts schema
   expected: new helper predicates with their own names
   fix: rename the helper, e.g. height_case_off
 """
     )
 
 
-def test_twin_declaring_something_else() -> None:
-    pl = HEIGHT_PL.replace('"height order"', '"height ordering"')
-    err = fails("check", "facts", "--rules", rules("decl", pl=pl), "--engine", "both")
+def test_reading_a_composition_table_without_stating_the_need() -> None:
+    """clingo grounds compose/4 only for the pairs some rule needs: a lookup with no need would
+    silently find nothing, so the loader refuses it, and accepts the file once the need is there."""
+    lookup = "height_same(Ag, Q) :- dir_answer(Ag, Q, N), compose(ego, N, N, N).\n"
     assert (
-        err
+        fails("check", "facts", "--rules", rules("need", lp=HEIGHT_LP + lookup))
         == """\
-error: decl/height.pl: the Prolog twin of height declares something else: \
-missing mr_name(height,"height order"); different mr_name(height,"height ordering")
-  expected: the same mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3 and param_scale/2 \
-facts as decl/height.lp
-  fix: make the two files declare identical facts
+error: need/height.lp:9: the rules read compose/4 but never state need_compose/3, so the table would be empty
+  expected: a rule deriving need_compose/3 for the pairs this file looks up
+  fix: see 'Composition tables' in docs/adding-an-mr.md
+"""
+    )
+    need = "need_compose(ego, N, N) :- dir_answer(_, _, N), dir_value(ego, N).\n"
+    code, _out, err = run_cli("mrs", "--rules", rules("needok", lp=HEIGHT_LP + lookup + need))
+    assert code == 0, err
+
+
+def test_missing_declaration_file() -> None:
+    assert (
+        fails("check", "facts", "--rules", rules("nodecl", decl=None))
+        == """\
+error: nodecl/height.lp: MR height has no declaration file: height.decl is missing next to it
+  expected: height.decl with the MR's declarations, one fact a line: mr(my_mr). mr_name(my_mr, "..."). \
+mr_law(my_mr, "..."). mr_serves(my_mr, sc2a).
+  fix: write height.decl, and include it: #include "height.decl". in height.lp and \
+:- include('height.decl'). in height.pl (see docs/adding-an-mr.md)
+"""
+    )
+
+
+def test_twin_declaring_its_own_copy() -> None:
+    """A declaration stated in a twin as well is a second copy that could drift: refused."""
+    pl = HEIGHT_PL.replace(
+        ":- include('height.decl').\n", ":- include('height.decl').\nmr_name(height, \"h\").\n"
+    )
+    assert (
+        fails("check", "facts", "--rules", rules("twice", pl=pl), "--engine", "both")
+        == """\
+error: twice/height.pl:3: height.pl declares mr_name itself
+  expected: the declarations only in height.decl, which both twins include
+  fix: move this line into height.decl (and out of the other twin)
+"""
+    )
+
+
+def test_twin_not_including_its_declarations() -> None:
+    lp = HEIGHT_LP.replace('#include "height.decl".\n', "")
+    assert (
+        fails("check", "facts", "--rules", rules("noinc", lp=lp))
+        == """\
+error: noinc/height.lp: height.lp does not include its declarations
+  expected: a line #include "height.decl". before the rules
+  fix: add #include "height.decl". at the top of height.lp (see docs/adding-an-mr.md)
+"""
+    )
+
+
+def test_a_declaration_file_holds_declarations_only() -> None:
+    """A declaration file is data: ground facts of the declaration predicates, read line by line."""
+    decl = HEIGHT_DECL + "height_level(3).\n"
+    assert (
+        fails("check", "facts", "--rules", rules("otherdecl", decl=decl))
+        == """\
+error: otherdecl/height.decl:6:1: height_level/1 is not a declaration
+  expected: mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3, param_scale/2
+  fix: move rules and other facts into the .lp and .pl twins
+"""
+    )
+    decl = HEIGHT_DECL + "height_up(Ag, Q) :- dir_answer(Ag, Q, above).\n"
+    assert (
+        fails("check", "facts", "--rules", rules("rulesdecl", decl=decl))
+        == """\
+error: rulesdecl/height.decl:6:11: variable 'Ag' in a fact
+  expected: ground facts only: no variables (a declaration file holds one ground fact a line)
+  fix: write a lower-case atom, an integer or a "string" instead
+"""
+    )
+    decl = HEIGHT_DECL.replace('"height order"', "height_order")
+    assert (
+        fails("check", "facts", "--rules", rules("kinddecl", decl=decl))
+        == """\
+error: kinddecl/height.decl:3:1: argument 2 of mr_name/2 is height_order
+  expected: mr_name(atom, string)
+  fix: see docs/adding-an-mr.md
 """
     )
 

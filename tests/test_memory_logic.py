@@ -276,3 +276,21 @@ def test_rewards(engine: str) -> None:
         ("q7", "mr"): 833,
     }
     assert rewards(ev[3:4], engine, {"truth_tol": 200})[("q4", "truth")] == 1000
+
+
+def test_ranking_defaults_have_one_source() -> None:
+    """rank.decl holds the ranking's defaults: the rules apply them when nothing is passed, on
+    both engines alike, and the memory options show the same values."""
+    from metalogic.memory.logic import param_defaults
+    from metalogic.memory.retrieve import DEFAULT_ETA, DEFAULT_FLOOR, DEFAULT_K
+
+    d = param_defaults("rank")
+    assert (
+        d["rank_k"],
+        d["rank_eta"] / 1000,
+        d["rank_floor"] / 1000,
+    ) == (DEFAULT_K, DEFAULT_ETA, DEFAULT_FLOOR)
+    cands = [(1, 900_000, 100_000), (2, 800_000, 900_000), (3, 400_000, 500_000), (4, 100_000, 500_000)]
+    explicit = rank_candidates(cands, eta=d["rank_eta"], k=d["rank_k"], floor=d["rank_floor"], engine="both")
+    assert rank_candidates(cands, engine="both") == explicit
+    assert rank_candidates(cands, eta=0, engine="both") != explicit

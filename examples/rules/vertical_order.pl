@@ -1,9 +1,6 @@
 % Vertical-order transitivity across frames: objects do not change height as the camera moves, so
 % if A is above B in one frame and B above C in another, A is above C in any frame (same for below).
-mr(vertical_order).
-mr_name(vertical_order, "vertical-order transitivity").
-mr_law(vertical_order, "above(A,B) in frame 1 and above(B,C) in frame 2 imply above(A,C) in frame 3").
-mr_serves(vertical_order, sc2a).
+:- include('vertical_order.decl').
 
 testcase(vert(Q1, Q2, Q3), vertical_order, sc2a) :- pair_query(Q1, obj_dir, T, S1, A, B), A \== B,
     pair_query(Q2, obj_dir, T, S2, B, C), B \== C, A \== C, pair_query(Q3, obj_dir, T, S3, A, C),

@@ -1,10 +1,8 @@
 % What the frames show, and where an agent's own depth answers place each object (the Prolog twin
 % of observe.lp; integer division truncates towards zero in both engines: clingo's / is //).
 
-param_default(box_slack_px, 3, "pixels a box edge may be off from the object's silhouette (detector error and rounding)").
-param_default(depth_round_mm, 10, "millimetres a truthful depth answer may be off (answers rounded to the nearest cm)").
-param_default(centre_span_permille, 500, "the middle part of a box, in thousandths of its width and height, that holds the projection of the object's centre").
-param_default(place_slack_permille, 15, "relative slack, in thousandths of the depth, of positions placed from boxes and depth answers").
+% Its parameters (box_slack_px, depth_round_mm, centre_span_permille, place_slack_permille) are
+% declared with the core's in params.decl.
 
 agent_camera(T) :- trajectory(T, Sc), scenario_camera(Sc, agent).
 

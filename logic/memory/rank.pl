@@ -11,11 +11,9 @@
 
 :- module(metalogic_memory_rank, [rank_lines/2, isqrt/2]).
 
-param_default(rank_eta, 500).
-param_default(rank_k, 3).
-param_default(rank_floor, 300).
+:- include('rank.decl').
 
-param(Facts, P, V) :- param_default(P, D), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
+param(Facts, P, V) :- param_default(P, D, _), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
 
 rank_lines(Facts, Lines) :-
     findall(T, result(Facts, T), Ts),

@@ -8,9 +8,9 @@
 
 :- module(metalogic_memory_reward, [reward_lines/2]).
 
-param_default(truth_tol, 100).
+:- include('reward.decl').
 
-param(Facts, P, V) :- param_default(P, D), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
+param(Facts, P, V) :- param_default(P, D, _), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
 
 reward_lines(Facts, Lines) :-
     findall(L, ( result(Facts, T), with_output_to(string(L), user:ml_write(current_output, T)) ), Ls),

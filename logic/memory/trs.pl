@@ -11,10 +11,9 @@
 
 :- module(metalogic_memory_trs, [trs_lines/2, trs_value/4]).
 
-param_default(trs_v0, 500).
-param_default(trs_lambda, 2).
+:- include('trs.decl').
 
-param(Facts, P, V) :- param_default(P, D), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
+param(Facts, P, V) :- param_default(P, D, _), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
 
 trs_lines(Facts, Lines) :-
     findall(L, ( result(Facts, T), with_output_to(string(L), user:ml_write(current_output, T)) ), Ls),

@@ -1,12 +1,7 @@
 % MR10 pinhole bound: an object of height H at depth D cannot look smaller than its upright centre
 % line does through a pinhole camera, fy * H * F / D^2 pixels (F its level distance ahead), so the
 % answered size and depth must leave the box at least that tall.
-mr(mr10).
-mr_name(mr10, "pinhole bound").
-mr_law(mr10, "fy * H * F / D^2 <= box height (+ slack) for the answered size H and depth D of one object in one frame").
-mr_serves(mr10, sc3a).
-mr_serves(mr10, sc3b).
-mr_set(mr10, anchored).
+:- include('mr10_pinhole.decl').
 
 % One case per answer under test (see mr10_pinhole.lp): each size question in SC3-a and each depth
 % question in SC3-b, read against the pairs they form; a broken pair breaks both cases.

@@ -2,13 +2,7 @@
 % placed at the agent's own depth answers, shows where the camera went: its place in the first
 % frame minus its place in the second (turned back by the answered turn) is the camera's
 % displacement, which must have the answered direction (and length, for move_dist).
-mr(mr11).
-mr_name(mr11, "move consistency").
-mr_law(mr11, "Move(1,2) fits P1(O) - Turn(P2(O)) for every still object O placed in both frames at the answered depths").
-mr_serves(mr11, sc1a).
-mr_serves(mr11, sc1b).
-mr_set(mr11, anchored).
-param_default(centre_drift_permille, 30, "MR11: how far, in thousandths of the box size, the object's centre may move within its box between two neighbouring frames").
+:- include('mr11_move_view.decl').
 
 mr11_shared(T, S1, S2, O, D1, D2) :- agent_camera(T), depth_query(D1, T, S1, O), depth_query(D2, T, S2, O),
     S1 \== S2, once(obs_span(T, S1, O, _, _, _, _)), once(obs_span(T, S2, O, _, _, _, _)),

@@ -1,11 +1,7 @@
 % MR12 ego and map: the relation of two objects as seen and their direction on the map describe one
 % arrangement, so the pair of answers must be one a truthful agent can give: an entry of the table
 % ego_map/2, derived from the truth semantics by model finding (logic/core/compat.facts).
-mr(mr12).
-mr_name(mr12, "ego against map").
-mr_law(mr12, "(Ego(A,B), Map(A,B)) is a pair some world realises (ego_map/2) in one frame").
-mr_serves(mr12, sc4a).
-mr_set(mr12, across).
+:- include('mr12_ego_map.decl').
 
 % Only for objects in view as the table's derivation placed them (see mr12_ego_map.lp).
 mr12_seen(T, S, O) :- once((obs_span(T, S, O, UL, UH, VL, VH), camera(T, Fx, Fy, _, _))), UL >= -Fx, UH =< Fx,

@@ -1,10 +1,6 @@
 % MR13 distance kinds: the distance between two objects in space is never shorter than their
 % distance on the level map (the map drops the height difference), so obj_dist >= map_dist.
-mr(mr13).
-mr_name(mr13, "space against map distance").
-mr_law(mr13, "Dist3D(A,B) >= DistMap(A,B) (within the same-distance tolerance) in one frame").
-mr_serves(mr13, sc4b).
-mr_set(mr13, across).
+:- include('mr13_distance_kinds.decl').
 
 testcase(mr13(Qo, Qm), mr13, sc4b) :- pair_query(Qo, obj_dist, T, S, A, B), pair_query(Qm, map_dist, T, S, A, B).
 mr13_of(mr13(Qo, Qm), Qo, Qm).

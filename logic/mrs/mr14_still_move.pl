@@ -1,11 +1,6 @@
 % MR14 still move: a move without translation covers no distance, so a move_dir answer whose
 % translation is `none` needs a move_dist answer of 0 steps over the same two states.
-mr(mr14).
-mr_name(mr14, "no translation, no distance").
-mr_law(mr14, "Move(1,2) = move(none, _) implies Dist(1,2) = 0 steps").
-mr_serves(mr14, sc1a).
-mr_serves(mr14, sc1b).
-mr_set(mr14, across).
+:- include('mr14_still_move.decl').
 
 testcase(mr14(Qd, Qs), mr14, sc1a) :- move_query(Qd, move_dir, T, S1, S2), move_query(Qs, move_dist, T, S1, S2),
     step_mm(T, Mm), Mm > 100.

@@ -1,14 +1,6 @@
 % MR15 still scene: the scene does not move while the agent does, so an object's height and the
 % distance between two objects are the same from every frame: all answers about one agree.
-mr(mr15).
-mr_name(mr15, "still scene").
-mr_law(mr15, "H(S,O), Dist(S,A,B) and DistMap(S,A,B) do not depend on the frame S: max - min <= still_tol").
-mr_serves(mr15, sc2b).
-mr_serves(mr15, sc3a).
-mr_serves(mr15, sc4b).
-mr_set(mr15, across).
-param_default(still_tol_mm, 50, "MR15: millimetres by which answers about one still quantity from different frames may differ (each frame's rounding)").
-param_default(still_tol_permille, 20, "MR15: and in thousandths of the largest answer (the truth's trigonometry tables)").
+:- include('mr15_still_scene.decl').
 
 mr15_at(K, T, S, pair(A, B), Q) :- member(K, [obj_dist, map_dist]), pair_query(Q, K, T, S, A, B).
 mr15_at(size, T, S, O, Q) :- object_query(Q, size, T, S, O).

@@ -1,10 +1,6 @@
 % MR16 depth against box scale: a still object's box height is inversely proportional to its depth
 % (pinhole), so between two neighbouring views box height times answered depth stays the same.
-mr(mr16).
-mr_name(mr16, "depth against box scale").
-mr_law(mr16, "H1 * D1 = H2 * D2 (within scale_tol_permille and the boxes' pixel slack) for box heights H and answered depths D of one still object in neighbouring views").
-mr_serves(mr16, sc3b).
-mr_set(mr16, anchored).
+:- include('mr16_depth_rescale.decl').
 
 mr16_at(T, S, O, Q, H) :- depth_query(Q, T, S, O), obs_whole(T, S, O, _, Y1, _, Y2), H is Y2 - Y1 + 1,
     obs_slack(T, K), H >= 10 * (2 * K + 1).

@@ -1,12 +1,6 @@
 % MR1 transitivity: the answered relation from 1 to 3 must lie in the composition of the answers
 % from 1 to 2 and from 2 to 3 (objects in one frame; moves over three states, turns included).
-mr(mr1).
-mr_name(mr1, "transitivity").
-mr_law(mr1, "Dir(1,3) must lie in Dir(1,2) (+) Dir(2,3); a map seen after an answered turn is the earlier map turned back").
-mr_serves(mr1, sc1a).
-mr_serves(mr1, sc2a).
-mr_serves(mr1, sc4a).
-mr_set(mr1, paper).
+:- include('mr1_transitivity.decl').
 
 % Objects A, B, C in one frame, asked as one kind of direction query (SC2-a egocentric, SC4-a map).
 testcase(mr1(Q12, Q23, Q13), mr1, SC) :- pair_query(Q12, K, T, S, A, B), query_type(Q12, Ty), once(dir_value(Ty, _)),

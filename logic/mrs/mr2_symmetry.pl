@@ -1,15 +1,6 @@
 % MR2 symmetry: the relation asked the other way round is the inverse (a move back undoes the turn);
 % a distance asked the other way round is the same distance.
-mr(mr2).
-mr_name(mr2, "symmetry").
-mr_law(mr2, "Dir(2,1) = Inv(Dir(1,2)) and Dist(2,1) = Dist(1,2)").
-mr_serves(mr2, sc1a).
-mr_serves(mr2, sc1b).
-mr_serves(mr2, sc2a).
-mr_serves(mr2, sc2b).
-mr_serves(mr2, sc4a).
-mr_serves(mr2, sc4b).
-mr_set(mr2, paper).
+:- include('mr2_symmetry.decl').
 
 testcase(mr2(Q1, Q2), mr2, SC) :- pair_query(Q1, K, T, S, A, B), A \== B, pair_query(Q2, K, T, S, B, A),
     Q1 @< Q2, query_sc(Q1, SC).

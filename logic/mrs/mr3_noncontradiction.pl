@@ -1,17 +1,6 @@
 % MR3 non-contradiction: the same question asked in two surface forms cannot get two different
 % answers (distances may differ by no more than the same-distance tolerance).
-mr(mr3).
-mr_name(mr3, "non-contradiction").
-mr_law(mr3, "not (Dir(1,2) = d1 and Dir(1,2) = d2) for d1 != d2; likewise for distances").
-mr_serves(mr3, sc1a).
-mr_serves(mr3, sc1b).
-mr_serves(mr3, sc2a).
-mr_serves(mr3, sc2b).
-mr_serves(mr3, sc3a).
-mr_serves(mr3, sc3b).
-mr_serves(mr3, sc4a).
-mr_serves(mr3, sc4b).
-mr_set(mr3, paper).
+:- include('mr3_noncontradiction.decl').
 
 testcase(mr3(Q1, Q2), mr3, SC) :- query(Q1, K), query(Q2, K), Q1 @< Q2, query_sc(Q1, SC).
 case_query(mr3(Q1, Q2), Q) :- testcase(mr3(Q1, Q2), mr3, _), member(Q, [Q1, Q2]).

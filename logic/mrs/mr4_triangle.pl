@@ -1,12 +1,6 @@
 % MR4 triangle inequality: |d12 - d23| <= d13 <= d12 + d23 (with rounding slack); where the agent's own
 % move answers put the three states on one axis, d13 is exactly the sum or the difference.
-mr(mr4).
-mr_name(mr4, "triangle inequality").
-mr_law(mr4, "|d12 - d23| <= d13 <= d12 + d23; d13 = d12 + d23 or |d12 - d23| when the answered moves are collinear").
-mr_serves(mr4, sc1b).
-mr_serves(mr4, sc2b).
-mr_serves(mr4, sc4b).
-mr_set(mr4, paper).
+:- include('mr4_triangle.decl').
 
 testcase(mr4(Q12, Q23, Q13), mr4, sc1b) :- move_query(Q12, move_dist, T, S1, S2), S1 \== S2,
     move_query(Q23, move_dist, T, S2, S3), S2 \== S3, S1 \== S3, move_query(Q13, move_dist, T, S1, S3).

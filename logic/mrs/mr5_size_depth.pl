@@ -1,12 +1,6 @@
 % MR5 size-depth consistency: under a pinhole camera an object's pixel height is inversely
 % proportional to its depth, so |S1/S2 - D2/D1| < eps for one object seen in two frames.
-mr(mr5).
-mr_name(mr5, "size-depth consistency").
-mr_law(mr5, "|S1/S2 - D2/D1| < eps, S = pixel height of the box, D = answered depth; only where whole pixels can resolve eps").
-mr_serves(mr5, sc3b).
-mr_set(mr5, paper).
-param_default(eps, 100, "MR5 relative tolerance, in thousandths (100 = 0.1)").
-param_scale(eps, 1000).  % -c eps=0.1 means 100 thousandths
+:- include('mr5_size_depth.decl').
 
 % Pixel height of a box that shows the whole object (not truncated, not occluded); rows are
 % inclusive, so the height is Y2 - Y1 + 1.
@@ -18,7 +12,6 @@ px_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T,
 mr5_resolved(T, S1, S2, O) :- once((px_height(T, S1, O, H1), px_height(T, S2, O, H2), obs_slack(T, K0),
     K is 1 + 2 * K0, H2 > K, param(eps, E), frac_lt(K * (H1 + H2), H2, E * (H2 - K), 1000))).
 % Both views level: the box's centre row at most mr5_level (a tangent, in thousandths) off the horizon.
-param_default(mr5_level, 270, "MR5: the steepest view, as a tangent in thousandths, from which a box still shows an object's height").
 mr5_level(T, S, O) :- once((detection(T, S, O, _, _, _, Y1, _, Y2), camera(T, _, Fy, _, Cy), obs_pitch(T, S, C, Sn),
     V is 2 * Cy - Y1 - Y2 - 1, N is V * C + 2 * Fy * Sn, D is 2 * Fy * C - V * Sn, D > 0, param(mr5_level, L),
     1000 * abs(N) =< L * D)).

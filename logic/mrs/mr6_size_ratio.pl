@@ -1,12 +1,6 @@
 % MR6 size-ratio consistency: real sizes do not change between frames, so the ratio of two objects'
 % answered sizes agrees across frames: |H11/H12 - H21/H22| < delta.
-mr(mr6).
-mr_name(mr6, "size-ratio consistency").
-mr_law(mr6, "|H(1,a)/H(1,b) - H(2,a)/H(2,b)| < delta for objects a, b seen in frames 1 and 2").
-mr_serves(mr6, sc3a).
-mr_set(mr6, paper).
-param_default(delta, 50, "MR6 relative tolerance, in thousandths (50 = 0.05)").
-param_scale(delta, 1000).  % -c delta=0.05 means 50 thousandths
+:- include('mr6_size_ratio.decl').
 
 testcase(mr6(Q11, Q12, Q21, Q22), mr6, sc3a) :- object_query(Q11, size, T, S1, A), object_query(Q12, size, T, S1, B),
     A @< B, object_query(Q21, size, T, S2, A), S1 @< S2, object_query(Q22, size, T, S2, B).

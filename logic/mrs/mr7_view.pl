@@ -1,11 +1,7 @@
 % MR7 view consistency: an object relation must fit what its frame shows. Left/right must agree
 % with the two boxes (a box wholly left of another is left of it); nearer/farther with the agent's
 % own depth answers; above/below with the boxes placed at those depths.
-mr(mr7).
-mr_name(mr7, "view consistency").
-mr_law(mr7, "Dir(A,B) fits the boxes of A and B: left/right by bearing, nearer/farther by the answered depths, above/below by the boxes placed at those depths").
-mr_serves(mr7, sc2a).
-mr_set(mr7, anchored).
+:- include('mr7_view.decl').
 
 testcase(mr7(Q), mr7, sc2a) :- query(Q, obj_dir(T, S, A, B)), A \== B,
     once(obs_span(T, S, A, _, _, _, _)), once(obs_span(T, S, B, _, _, _, _)).

@@ -1,11 +1,7 @@
 % MR8 map consistency: a map direction must fit the frame. The two boxes, placed at the agent's own
 % depth answers and levelled with the camera's pitch, bound where A lies from B on the top-down map
 % (right = east, the heading = north); the answered 45-degree sector must meet that region.
-mr(mr8).
-mr_name(mr8, "map consistency").
-mr_law(mr8, "Map(A,B) meets the level offset of A from B that the boxes allow at the answered depths").
-mr_serves(mr8, sc4a).
-mr_set(mr8, anchored).
+:- include('mr8_map_view.decl').
 
 testcase(mr8(Q, DA, DB), mr8, sc4a) :- query(Q, map_dir(T, S, A, B)), A \== B,
     depth_query(DA, T, S, A), depth_query(DB, T, S, B), once(obs_span(T, S, A, _, _, _, _)),

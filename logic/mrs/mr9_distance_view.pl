@@ -1,13 +1,7 @@
 % MR9 distance consistency: a distance must fit the frame. Placed at the agent's own depth answers,
 % the boxes bound the distance between two objects (in 3-D for obj_dist, on the level map for
 % map_dist) and from the camera to an object on the map (ego_dist); the answer must lie in between.
-mr(mr9).
-mr_name(mr9, "distance consistency").
-mr_law(mr9, "Dist lies between the least and the greatest distance the boxes allow at the answered depths").
-mr_serves(mr9, sc2b).
-mr_serves(mr9, sc3b).
-mr_serves(mr9, sc4b).
-mr_set(mr9, anchored).
+:- include('mr9_distance_view.decl').
 
 mr9_pair(Q, obj_dist, T, S, A, B) :- query(Q, obj_dist(T, S, A, B)).
 mr9_pair(Q, map_dist, T, S, A, B) :- query(Q, map_dist(T, S, A, B)), once(obs_pitch(T, S, _, _)).

@@ -1,8 +1,5 @@
 % A redundant MR (for the audit's tests): symmetry of map directions, which MR2 already checks.
-mr(map_symmetry).
-mr_name(map_symmetry, "map symmetry again").
-mr_law(map_symmetry, "map_dir(B,A) = Inv(map_dir(A,B))").
-mr_serves(map_symmetry, sc4a).
+:- include('map_symmetry.decl').
 
 testcase(msym(Q1, Q2), map_symmetry, sc4a) :- pair_query(Q1, map_dir, T, S, A, B), pair_query(Q2, map_dir, T, S, B, A),
     Q1 @< Q2.

@@ -1,9 +1,6 @@
 % MR5 as first written, without the whole-pixel guard (for the audit's tests): small boxes make a
 % truthful agent's depths look inconsistent, and the audit must find such a world.
-mr(mr5_raw).
-mr_name(mr5_raw, "size-depth consistency without the pixel guard").
-mr_law(mr5_raw, "|S1/S2 - D2/D1| < eps for every pair of whole boxes").
-mr_serves(mr5_raw, sc3b).
+:- include('raw_size_depth.decl').
 
 raw_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T, S, O), Y2 >= Y1, H is Y2 - Y1 + 1.
 testcase(raw5(Q1, Q2), mr5_raw, sc3b) :- object_query(Q1, depth, T, S1, O), object_query(Q2, depth, T, S2, O),

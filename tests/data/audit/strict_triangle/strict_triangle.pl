@@ -2,10 +2,7 @@
 % to rounded step counts. Unless the answered moves lie on one axis, d13 < d12 + d23 is demanded,
 % which rounding breaks: one step diagonally is 1.4 steps, reported as 1; two diagonal steps are
 % 2.8 steps, reported as 3, which is not less than 1 + 1.
-mr(strict_triangle).
-mr_name(strict_triangle, "strict triangle inequality").
-mr_law(strict_triangle, "d13 < d12 + d23 unless the answered moves are collinear").
-mr_serves(strict_triangle, sc1b).
+:- include('strict_triangle.decl').
 
 testcase(strict(Q12, Q23, Q13), strict_triangle, sc1b) :- move_query(Q12, move_dist, T, S1, S2), S1 \== S2,
     move_query(Q23, move_dist, T, S2, S3), S2 \== S3, S1 \== S3, move_query(Q13, move_dist, T, S1, S3),
