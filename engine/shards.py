@@ -1,9 +1,11 @@
 """Checking in shards of whole trajectories, in parallel processes.
 
-Every test case lies inside one trajectory: each MR joins queries that share the trajectory, and
-so do the input checks (a query id reused across trajectories ties those trajectories together
-here). The facts therefore split by trajectory into shards that the engines check independently,
-and the shards' result lines together are the lines of one big run:
+Every test case lies inside one trajectory: each shipped MR joins queries that share the
+trajectory (tests/test_shards.py probes them), a user's MRs are probed before sharding
+(logic/core/one_trajectory.lp, refused with a clear error when a case joins two trajectories), and
+the input checks keep to one trajectory too (a query id reused across trajectories ties those
+trajectories together here). The facts therefore split by trajectory into shards that the engines
+check independently, and the shards' result lines together are the lines of one big run:
 
 - test cases, violations, explanations, per-trajectory, per-object and per-answer rows and input
   errors belong to one shard each, and are simply collected;
@@ -20,6 +22,7 @@ result lines. tests/test_shards.py checks that sharded and unsharded runs give i
 
 from __future__ import annotations
 
+import random
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,8 +38,12 @@ from metalogic.engine.backends import (
     run_engine,
     run_headline,
 )
+from metalogic.engine.errors import MetalogicError, Problem
+from metalogic.engine.facts import display_path
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
+from metalogic.engine.session import Session
+from metalogic.logic import CORE_DIR
 
 # Shards stay about this small: memory per process stays bounded, and clingo grounds two half-size
 # programs faster than one whole (bench/check_scale.py measured 24 s for 100k answers in two
@@ -103,6 +110,52 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
     return [b for b in bins if b] or [[]]
 
 
+PROBE_SEEDS = 24  # probe worlds per check of a user's MRs (each two copies of a random trajectory)
+
+
+def cross_trajectory_cases(rules: RuleSet, seeds: int = PROBE_SEEDS) -> dict[str, tuple[str, str, str]]:
+    """The MRs of `rules` that make a test case from queries of two trajectories, each with one such
+    case (case, trajectory, trajectory), found on probe worlds: two copies of one random trajectory
+    (engine/randomfacts.py) that differ only in their ids, in one scene. An MR that joins the copies
+    would lose those cases when the trajectories land in different shards."""
+    from metalogic.engine.randomfacts import random_program
+
+    program = ""
+    for seed in range(seeds):
+        for copy in ("a", "b"):
+            traj = f"probe{seed}{copy}"
+            program += f"trajectory({traj}, probe_scene).\n" + random_program(random.Random(seed), traj)
+    session = Session("clingo").load(*rules.lp_files, CORE_DIR / "one_trajectory.lp")
+    found: dict[str, tuple[str, str, str]] = {}
+    for line in sorted(session.add(program).show(("case_across", 4)).rows("case_across", 4)):
+        case, mr, t1, t2 = split_args(line)
+        found.setdefault(mr, (case, t1, t2))
+    return found
+
+
+def refuse_cross_trajectory(rules: RuleSet) -> None:
+    """Sharding is exact only if every case lies in one trajectory. The shipped MRs keep to that
+    (tests/test_shards.py); a user's MRs are probed before their facts are sharded."""
+    user = [m for m in rules.mrs if not m.shipped]
+    if not user:
+        return
+    found = cross_trajectory_cases(rules)
+    problems = [
+        Problem(
+            f"MR {m.id} makes test cases from queries of two trajectories (on a probe world: case "
+            f"{found[m.id][0]} reads {found[m.id][1]} and {found[m.id][2]}), and --workers checks "
+            "each trajectory apart, so such cases would be lost",
+            where=display_path(m.lp),
+            expected="with --workers, MRs whose test cases read queries of one trajectory",
+            fix="check without --workers (one process sees every trajectory)",
+        )
+        for m in user
+        if m.id in found
+    ]
+    if problems:
+        raise MetalogicError(problems)
+
+
 _RULES: RuleSet | None = None
 
 
@@ -131,6 +184,7 @@ def run_sharded(
 ) -> EngineOutput:
     """The engine's output for `facts`, computed in shards by `workers` processes."""
     t0 = time.perf_counter()
+    refuse_cross_trajectory(select_mrs(load_ruleset(rules_dirs), mrs))
     parts = split_by_trajectory(facts, shard_count(len(facts), workers))
     # A fresh interpreter per worker: SWI-Prolog and clingo state must not be inherited by fork.
     with ProcessPoolExecutor(
