@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from metalogic.engine.rules import RuleSet
 from metalogic.engine.schema import RESULTS as RESULTS  # the result predicates: one table, in schema.py
 from metalogic.engine.session import Session, param_facts
-from metalogic.logic import CORE_DIR
 
 ENGINES = ("clingo", "prolog")
 # Written only by `check --out` (logic/core/detail.lp): asked of the engines only when wanted.
@@ -45,16 +44,6 @@ def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int], detail: 
     for sym in session.symbols():
         lines[sym.name].add(str(sym))
     return out
-
-
-def run_headline(agents: set[str], score_set_lines: set[str]) -> dict[str, set[str]]:
-    """score/4 and score_from/3 chosen by logic/core/headline.lp from score_set/5 rows alone (the
-    shard merge sums those rows across shards, then lets the rules pick the headline)."""
-    facts = "".join(f"agent({a}).\n" for a in sorted(agents))
-    facts += "".join(f"{line}.\n" for line in sorted(score_set_lines))
-    session = Session("clingo").load(CORE_DIR / "headline.lp").add(facts)
-    session.show(("score", 4), ("score_from", 3))
-    return {"score": session.rows("score", 4), "score_from": session.rows("score_from", 3)}
 
 
 def run_prolog(rules: RuleSet, program: str, params: Mapping[str, int], detail: bool = True) -> EngineOutput:

@@ -411,7 +411,9 @@ class PrologEngine:
                 raise self._runtime_error(exc) from None
             finally:
                 self._call(f"ml_reset({self.indicators})")
-            return result.read_text(encoding="utf-8").splitlines()
+            # One result a line: split at newlines only (str.splitlines would also split at the
+            # line separators a string may hold, such as U+2028).
+            return [line for line in result.read_text(encoding="utf-8").split("\n") if line]
 
     def declarations(self) -> list[str]:
         goal = (

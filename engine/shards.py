@@ -1,18 +1,18 @@
 """Checking in shards of whole trajectories, in parallel processes.
 
-Every test case lies inside one trajectory: each MR joins queries that share the trajectory, and
-so do the input checks (a query id reused across trajectories ties those trajectories together
-here). The facts therefore split by trajectory into shards that the engines check independently,
-and the shards' result lines together are the lines of one big run:
+Every test case lies inside one trajectory: each shipped MR joins queries that share the
+trajectory (tests/test_shards.py probes them), a user's MRs are probed before sharding
+(logic/core/one_trajectory.lp, refused with a clear error when a case joins two trajectories), and
+the input checks keep to one trajectory too (a query id reused across trajectories ties those
+trajectories together here). The facts therefore split by trajectory into shards that the engines
+check independently, and the shards' result lines together are the lines of one big run:
 
-- test cases, violations, explanations, per-trajectory, per-object and per-answer rows and input
+- test cases, violations, explanations, per-answer rows and input
   errors belong to one shard each, and are simply collected;
-- score_pooled, score_set, score_mr and invalid_cases count per agent over all trajectories: each
-  shard counts its own cases and the counts are added; the headline score and score_from are then
-  chosen from the summed score_set rows by the rules' own headline.lp (run on those rows alone);
-- the engines write a count row for every agent they know (score_mr: for every MR and capability
-  with cases; score_traj/score_object: for every trajectory/object), zero where the agent has no
-  case there; a shard only knows the agents that answered in it, so those zero rows are added back.
+- the count rows (score_mr, invalid_cases, score_traj, score_object, score_pooled for the agents)
+  are merged by the rules of logic/core/merge.lp, given as part(Shard, Row) facts: per-MR counts
+  add up over shards, an agent that a shard does not know counts zero there, and the totals and
+  the headline follow by the rules of one run (sets.lp, headline.lp).
 
 No rule is evaluated here: the shards' engines do all the logic, this module only moves facts and
 result lines. tests/test_shards.py checks that sharded and unsharded runs give identical lines.
@@ -20,6 +20,7 @@ result lines. tests/test_shards.py checks that sharded and unsharded runs give i
 
 from __future__ import annotations
 
+import random
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -33,18 +34,22 @@ from metalogic.engine.backends import (
     listening,
     notify_engine_run,
     run_engine,
-    run_headline,
 )
+from metalogic.engine.errors import MetalogicError, Problem
+from metalogic.engine.facts import display_path
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
+from metalogic.engine.session import Session
+from metalogic.logic import CORE_DIR
 
 # Shards stay about this small: memory per process stays bounded, and clingo grounds two half-size
 # programs faster than one whole (bench/check_scale.py measured 24 s for 100k answers in two
 # shards against 53 s in one).
 SHARD_FACTS = 20_000
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
-SUMMED = {"score_pooled": 2, "score_set": 3, "score_mr": 3, "invalid_cases": 2}  # kind -> key arguments
-HEADLINE = ("score", "score_from")  # chosen from the summed score_set rows (logic/core/headline.lp)
+# The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
+MERGE_INPUT = ("score_mr", "score_pooled", "invalid_cases", "score_traj", "score_object")
+MERGE_OUTPUT = (*MERGE_INPUT, "score_set", "score", "score_from")
 
 
 def _name(fact: str) -> str:
@@ -103,6 +108,52 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
     return [b for b in bins if b] or [[]]
 
 
+PROBE_SEEDS = 24  # probe worlds per check of a user's MRs (each two copies of a random trajectory)
+
+
+def cross_trajectory_cases(rules: RuleSet, seeds: int = PROBE_SEEDS) -> dict[str, tuple[str, str, str]]:
+    """The MRs of `rules` that make a test case from queries of two trajectories, each with one such
+    case (case, trajectory, trajectory), found on probe worlds: two copies of one random trajectory
+    (engine/randomfacts.py) that differ only in their ids, in one scene. An MR that joins the copies
+    would lose those cases when the trajectories land in different shards."""
+    from metalogic.engine.randomfacts import random_program
+
+    program = ""
+    for seed in range(seeds):
+        for copy in ("a", "b"):
+            traj = f"probe{seed}{copy}"
+            program += f"trajectory({traj}, probe_scene).\n" + random_program(random.Random(seed), traj)
+    session = Session("clingo").load(*rules.lp_files, CORE_DIR / "one_trajectory.lp")
+    found: dict[str, tuple[str, str, str]] = {}
+    for line in sorted(session.add(program).show(("case_across", 4)).rows("case_across", 4)):
+        case, mr, t1, t2 = split_args(line)
+        found.setdefault(mr, (case, t1, t2))
+    return found
+
+
+def refuse_cross_trajectory(rules: RuleSet) -> None:
+    """Sharding is exact only if every case lies in one trajectory. The shipped MRs keep to that
+    (tests/test_shards.py); a user's MRs are probed before their facts are sharded."""
+    user = [m for m in rules.mrs if not m.shipped]
+    if not user:
+        return
+    found = cross_trajectory_cases(rules)
+    problems = [
+        Problem(
+            f"MR {m.id} makes test cases from queries of two trajectories (on a probe world: case "
+            f"{found[m.id][0]} reads {found[m.id][1]} and {found[m.id][2]}), and --workers checks "
+            "each trajectory apart, so such cases would be lost",
+            where=display_path(m.lp),
+            expected="with --workers, MRs whose test cases read queries of one trajectory",
+            fix="check without --workers (one process sees every trajectory)",
+        )
+        for m in user
+        if m.id in found
+    ]
+    if problems:
+        raise MetalogicError(problems)
+
+
 _RULES: RuleSet | None = None
 
 
@@ -131,6 +182,8 @@ def run_sharded(
 ) -> EngineOutput:
     """The engine's output for `facts`, computed in shards by `workers` processes."""
     t0 = time.perf_counter()
+    rules = select_mrs(load_ruleset(rules_dirs), mrs)
+    refuse_cross_trajectory(rules)
     parts = split_by_trajectory(facts, shard_count(len(facts), workers))
     # A fresh interpreter per worker: SWI-Prolog and clingo state must not be inherited by fork.
     with ProcessPoolExecutor(
@@ -141,54 +194,27 @@ def run_sharded(
     ) as pool:
         n = len(parts)
         outs = list(pool.map(_check_shard, [engine] * n, parts, [params] * n, [detail] * n))
-    merged = merge_outputs(engine, outs)
+    merged = merge_outputs(engine, outs, rules)
     if listening():
-        ids = tuple(m.id for m in select_mrs(load_ruleset(rules_dirs), mrs))
+        ids = tuple(m.id for m in rules.mrs)
         notify_engine_run(EngineRun(engine, ids, 0, time.perf_counter() - t0, shards=len(parts)))
     return merged
 
 
-def merge_outputs(engine: str, outs: Iterable[EngineOutput]) -> EngineOutput:
+def merge_outputs(engine: str, outs: Iterable[EngineOutput], rules: RuleSet) -> EngineOutput:
+    """One run's lines from its shards' lines: what belongs to one shard is collected; the counts
+    are merged by the rules of logic/core/merge.lp (which read the MRs' declarations for the kinds
+    of evidence), the totals and the headline following as in one run."""
     merged = EngineOutput(engine)
-    sums: dict[str, dict[tuple[str, ...], list[int]]] = {k: defaultdict(lambda: [0, 0]) for k in SUMMED}
-    for out in outs:
+    parts: list[str] = []
+    for i, out in enumerate(outs):
         for kind, lines in out.lines.items():
-            if kind in HEADLINE:
-                continue
-            if kind not in SUMMED:
+            if kind in MERGE_INPUT:
+                parts.extend(f"part({i},{line}).\n" for line in lines)
+            elif kind not in MERGE_OUTPUT:
                 merged.lines[kind] |= lines
-                continue
-            keys = SUMMED[kind]
-            for line in lines:
-                args = split_args(line)
-                total = sums[kind][tuple(args[:keys])]
-                for i, v in enumerate(args[keys:]):
-                    total[i] += int(v)
-    for kind, keys in SUMMED.items():
-        for key, total in sums[kind].items():
-            values = total[: RESULTS[kind] - keys]
-            merged.lines[kind].add(f"{kind}({','.join((*key, *map(str, values)))})")
-    agents = {split_args(x)[0] for x in merged.lines["score_pooled"]}
-    for kind, lines in run_headline(agents, merged.lines["score_set"]).items():
-        merged.lines[kind] = lines
-    _add_zero_rows(merged)
+    session = Session("clingo").load(CORE_DIR / "merge.lp", *(m.decl_file for m in rules.mrs))
+    session.add("".join(parts)).show(*((k, RESULTS[k]) for k in MERGE_OUTPUT))
+    for sym in session.symbols():
+        merged.lines[sym.name].add(str(sym))
     return merged
-
-
-def _add_zero_rows(out: EngineOutput) -> None:
-    """The rows an unsharded run writes for agents with no case in some place (see above)."""
-    lines = out.lines
-    agents = {split_args(x)[0] for x in lines["score_pooled"]}
-    groups = {
-        "score_mr": (5, 2),  # kind: (arguments, key arguments after the agent)
-        "score_traj": (4, 1),
-        "score_object": (5, 2),
-    }
-    for kind, (arity, keys) in groups.items():
-        have = {tuple(split_args(x)[: 1 + keys]) for x in lines[kind]}
-        places = {k[1:] for k in have}
-        for ag in agents:
-            for place in places:
-                if (ag, *place) not in have:
-                    zeros = ",".join(["0"] * (arity - 1 - keys))
-                    lines[kind].add(f"{kind}({','.join((ag, *place))},{zeros})")

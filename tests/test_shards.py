@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from test_differential import make_batch, ruleset
 
 from helpers import EXAMPLES, run_cli
 from metalogic.engine.backends import RESULTS, run_engine
 from metalogic.engine.check import resolve_params
-from metalogic.engine.facts import read_facts
+from metalogic.engine.facts import display_path, read_facts
 from metalogic.engine.results import split_args
-from metalogic.engine.shards import run_sharded, split_by_trajectory
+from metalogic.engine.rules import load_ruleset
+from metalogic.engine.shards import cross_trajectory_cases, run_sharded, split_by_trajectory
 
 
 def facts_of(lines: list[str]) -> list[str]:
@@ -77,3 +80,59 @@ def test_an_integer_id_written_two_ways_stays_in_one_shard() -> None:
     assert sorted(map(sorted, shards)) == sorted(
         [sorted(facts[:2] + facts[3:5]), sorted([facts[2], facts[5]])]
     )
+
+
+ACROSS_DECL = """\
+mr(across).
+mr_name(across, "same scene").
+mr_law(across, "two trajectories of one scene see the same relation at the same state").
+mr_serves(across, sc2a).
+"""
+ACROSS_LP = """\
+#include "across.decl".
+testcase(across(Q1, Q2), across, sc2a) :- pair_query(Q1, obj_dir, T1, S, A, B),
+    pair_query(Q2, obj_dir, T2, S, A, B), T1 < T2.
+case_query(across(Q1, Q2), (Q1; Q2)) :- testcase(across(Q1, Q2), across, _).
+violates(Ag, across(Q1, Q2), differs) :- testcase(across(Q1, Q2), across, _),
+    dir_answer(Ag, Q1, N1), dir_answer(Ag, Q2, N2), N1 != N2.
+"""
+ACROSS_PL = """\
+:- include('across.decl').
+testcase(across(Q1, Q2), across, sc2a) :- pair_query(Q1, obj_dir, T1, S, A, B),
+    pair_query(Q2, obj_dir, T2, S, A, B), T1 @< T2.
+case_query(across(Q1, Q2), Q) :- testcase(across(Q1, Q2), across, _), member(Q, [Q1, Q2]).
+violates(Ag, across(Q1, Q2), differs) :- testcase(across(Q1, Q2), across, _),
+    dir_answer(Ag, Q1, N1), dir_answer(Ag, Q2, N2), N1 \\== N2.
+"""
+
+
+def across_rules(tmp_path: Path) -> Path:
+    folder = tmp_path / "across_rules"
+    folder.mkdir()
+    for suffix, text in ((".decl", ACROSS_DECL), (".lp", ACROSS_LP), (".pl", ACROSS_PL)):
+        (folder / f"across{suffix}").write_text(text)
+    return folder
+
+
+def test_the_probe_finds_a_case_across_trajectories_and_none_in_the_shipped_mrs(tmp_path: Path) -> None:
+    assert cross_trajectory_cases(load_ruleset()) == {}
+    found = cross_trajectory_cases(load_ruleset([across_rules(tmp_path)]))
+    assert set(found) == {"across"}
+    case, t1, t2 = found["across"]
+    assert case.startswith("across(") and t1 != t2 and t1.removesuffix("a") == t2.removesuffix("b")
+
+
+def test_sharding_refuses_an_mr_whose_cases_join_two_trajectories(tmp_path: Path) -> None:
+    folder = across_rules(tmp_path)
+    facts = str(EXAMPLES)
+    code, out, err = run_cli("check", facts, "--rules", str(folder), "--workers", "2")
+    assert code == 2 and out == ""  # a MetalogicError: exit code 2, nothing on stdout
+    assert err.startswith(f"error: {display_path(folder / 'across.lp')}: MR across makes test cases from ")
+    assert "--workers checks each trajectory apart, so such cases would be lost\n" in err
+    assert err.endswith(
+        "  expected: with --workers, MRs whose test cases read queries of one trajectory\n"
+        "  fix: check without --workers (one process sees every trajectory)\n"
+    )
+    code, out, err = run_cli("check", facts, "--rules", str(folder))  # one process: checked as usual
+    assert code == 0, err
+    assert "across" in out
