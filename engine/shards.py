@@ -21,6 +21,7 @@ result lines. tests/test_shards.py checks that sharded and unsharded runs give i
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -42,10 +43,10 @@ from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 from metalogic.engine.session import Session
 from metalogic.logic import CORE_DIR
 
-# Shards stay about this small: memory per process stays bounded, and clingo grounds two half-size
-# programs faster than one whole (bench/check_scale.py measured 24 s for 100k answers in two
-# shards against 53 s in one).
-SHARD_FACTS = 20_000
+# Shards stay about this small, so that memory per process stays bounded (about 0.5 GB for
+# `check --out`). Not smaller: every shard grounds the rules' fixed part again (about 0.2 s for
+# the tables and 2,000 rules with no facts), which at 20k facts a shard was a fifth of the work.
+SHARD_FACTS = 50_000
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
 # The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
 MERGE_INPUT = ("score_mr", "score_pooled", "invalid_cases", "score_traj", "score_object")
@@ -54,6 +55,33 @@ MERGE_OUTPUT = (*MERGE_INPUT, "score_set", "score", "score_from")
 
 def _name(fact: str) -> str:
     return fact[: fact.index("(")].strip() if "(" in fact else fact.strip()
+
+
+# The leading arguments of a fact when they are plain names or numbers (most facts): read with one
+# match instead of splitting the whole fact; anything else (strings, compound ids) is split properly.
+_ARG = r'\s*([^,()"]+?)\s*'
+_FIRST = re.compile(rf"[a-z]\w*\({_ARG}[,)]")
+_SECOND = re.compile(rf"[a-z]\w*\({_ARG},{_ARG}[,)]")
+_QUERY_TRAJ = re.compile(rf"query\({_ARG},\s*[a-z]\w*\({_ARG}[,)]")
+
+
+def _arg(fact: str, i: int) -> str | None:
+    """Argument i (0 or 1) of a fact, or None when it has none."""
+    m = (_FIRST if i == 0 else _SECOND).match(fact)
+    if m:
+        return m.group(i + 1)
+    args = split_args(fact) if "(" in fact else []
+    return args[i] if len(args) > i else None
+
+
+def _query_traj(fact: str) -> tuple[str, str]:
+    """(query id, trajectory) of a query/2 fact; the trajectory is '' when the content has none."""
+    m = _QUERY_TRAJ.match(fact)
+    if m:
+        return m.group(1), m.group(2)
+    args = split_args(fact)
+    content = args[1].strip() if len(args) > 1 else ""
+    return args[0], split_args(content)[0] if "(" in content else ""
 
 
 def _key(term: str) -> str:
@@ -78,25 +106,23 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
         name = _name(fact)
         if name in _BY_QUERY:
             owner.append(None)
-            continue
-        args = split_args(fact) if "(" in fact else []
-        if name == "query":
-            content = args[1].strip() if len(args) > 1 else ""
-            t = _key(split_args(content)[0]) if "(" in content else ""
-            q = _key(args[0])
+        elif name == "query":
+            qid, traj = _query_traj(fact)
+            q, t = _key(qid), _key(traj) if traj else ""
             if q in query_traj and t:
                 parent[find(t)] = find(query_traj[q])  # one id, two trajectories: keep them together
             elif t:
                 query_traj[q] = t
             owner.append(t or None)
         else:
-            owner.append(_key(args[0]) if args else None)
+            first = _arg(fact, 0)
+            owner.append(_key(first) if first is not None else None)
     groups: dict[str, list[str]] = defaultdict(list)
     orphans: list[str] = []
     for fact, own in zip(facts, owner, strict=True):
-        if own is None and _name(fact) in _BY_QUERY:
-            args = split_args(fact)
-            own = query_traj.get(_key(args[1 if _name(fact) != "form" else 0]))
+        if own is None and (kind := _name(fact)) in _BY_QUERY:
+            ref = _arg(fact, 0 if kind == "form" else 1)
+            own = query_traj.get(_key(ref)) if ref is not None else None
         if own is None:
             orphans.append(fact)  # e.g. an answer to a query that does not exist: one shard reports it
         else:
@@ -168,7 +194,8 @@ def _check_shard(engine: str, facts: list[str], params: Mapping[str, int], detai
 
 
 def shard_count(n_facts: int, workers: int) -> int:
-    return max(workers, -(-n_facts // SHARD_FACTS))
+    """A multiple of the workers (they finish together), with at most about SHARD_FACTS facts each."""
+    return workers * max(1, -(-n_facts // (SHARD_FACTS * workers)))
 
 
 def run_sharded(
