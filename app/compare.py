@@ -23,7 +23,8 @@ from typing import Any
 import click
 
 from metalogic.engine.check import wilson
-from metalogic.engine.checkout import COMPARE_TABLES, CheckOutput, open_check
+from metalogic.engine.checkout import COMPARE_TABLES
+from metalogic.engine.checkread import CheckOutput, open_check
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.facts import display_path
 from metalogic.engine.options import (

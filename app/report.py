@@ -1,9 +1,9 @@
 """`metalogic report`: one self-contained HTML page, PNG plots and a terminal summary for a run.
 
 Every number comes from the rule engines, read from what `metalogic check --out` wrote
-(engine/checkout.py): scores, violations, per-MR counts and the facts behind each violation,
-truthful answers (from the truth rules), the questions, the answers, the frames and their tracked
-boxes. Given a facts folder instead, the report checks it once and writes that output first. This
+(engine/checkout.py, read back by engine/checkread.py): scores, violations, per-MR counts and the
+facts behind each violation, truthful answers (from the truth rules), the questions, the answers,
+the frames and their tracked boxes. Given a facts folder instead, the report checks it once and writes that output first. This
 module only joins those tables into what a person needs to see a violation, and lays them out; it
 never runs the MRs itself.
 """
@@ -24,12 +24,8 @@ import click
 
 from metalogic import __version__
 from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
-from metalogic.engine.checkout import (
-    CheckOutput,
-    canon,
-    open_check,
-    query_sc,
-)
+from metalogic.engine.checkout import canon, query_sc
+from metalogic.engine.checkread import CheckOutput, open_check
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
 from metalogic.engine.options import (
@@ -241,7 +237,7 @@ def build_report(
     mrs: str | None = None,
 ) -> Report:
     """Read the check output that `folder` names (checking a facts folder once first, see
-    checkout.open_check) and gather everything the page, the plots and the summary show."""
+    checkread.open_check) and gather everything the page, the plots and the summary show."""
     chk = open_check(folder, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs)
     for a in agents:
         if a not in chk.agents:

@@ -1,4 +1,4 @@
-"""What `metalogic check --out` writes, and reading it back for `report` and `compare`.
+"""What `metalogic check --out` writes (engine/checkread.py reads it back for `report` and `compare`).
 
 The check's output folder holds everything the later stages need, so that they read it instead of
 running the engines again:
@@ -14,10 +14,6 @@ running the engines again:
   agents, the options the check ran with, a digest of the facts and of the rule files, and every
   table file with its row count and SHA-256. It is written last, so a folder whose tables are
   half written has no manifest.
-
-Reading checks the manifest (kind and format), that the facts and rule files it names have not
-changed since (when they are still there), and every table it reads (present, same digest, the
-columns it needs, values of the right type); each problem is one clear error.
 """
 
 from __future__ import annotations
@@ -35,8 +31,7 @@ import polars as pl
 
 from metalogic import __version__
 from metalogic.engine.check import CheckResult
-from metalogic.engine.errors import MetalogicError
-from metalogic.engine.results import Rows, label
+from metalogic.engine.results import label
 from metalogic.engine.tables import SCHEMAS
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
@@ -292,7 +287,7 @@ def extra_frames(res: CheckResult) -> dict[str, pl.DataFrame]:
 # ---- writing -------------------------------------------------------------------------------------
 
 
-def _sha256(path: Path) -> str:
+def sha256_of(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -309,7 +304,7 @@ def facts_digest(root: Path, files: Sequence[Path]) -> str:
             rel = p.resolve().relative_to(base.resolve()).as_posix()
         except ValueError:
             rel = p.name
-        h.update(rel.encode("utf-8") + b"\0" + _sha256(p).encode("ascii") + b"\n")
+        h.update(rel.encode("utf-8") + b"\0" + sha256_of(p).encode("ascii") + b"\n")
     return h.hexdigest()
 
 
@@ -343,7 +338,7 @@ def write_check_output(
         files[name] = {
             "rows": df.height,
             "files": {
-                fmt: {"name": f"{name}.{fmt}", "sha256": _sha256(out_dir / f"{name}.{fmt}")}
+                fmt: {"name": f"{name}.{fmt}", "sha256": sha256_of(out_dir / f"{name}.{fmt}")}
                 for fmt in formats
             },
         }
@@ -373,7 +368,7 @@ def write_check_output(
         ],
         "params": {k: res.params.get(k, p.default) for k, p in res.rules.params.items()},
         "param_scale": {k: p.scale for k, p in res.rules.params.items()},
-        "rules": {str(p.resolve()): _sha256(p) for p in rule_files(res)},
+        "rules": {str(p.resolve()): sha256_of(p) for p in rule_files(res)},
         "request": dict(request),
         "agents": res.agents,
         "testcases": len(res.rows.testcases),
@@ -386,292 +381,6 @@ def write_check_output(
 # ---- reading -------------------------------------------------------------------------------------
 
 
-def _rerun(folder: Path, manifest: Mapping[str, Any] | None = None) -> str:
-    facts = (manifest or {}).get("facts_dir") or "FACTS"
-    return f"run the check again: metalogic check {facts} --out {folder} (or 'metalogic run CONFIG')"
-
-
-def read_manifest(path: Path) -> dict[str, Any] | None:
-    """The manifest at `path` if it is a check manifest of this format; None when the file is some
-    other JSON document (not written by check). A manifest of another format, or an unreadable
-    one, is an error."""
-    folder = path.parent
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not valid JSON"
-        raise MetalogicError.single(
-            f"cannot read the check manifest: {detail}",
-            where=str(path),
-            expected="the run.json that 'metalogic check --out' writes",
-            fix=_rerun(folder),
-        ) from None
-    if not isinstance(data, dict):
-        return None
-    if data.get("kind") != KIND:
-        if "engine" in data and "facts_dir" in data and "agents" in data:  # check's manifest, format 1
-            raise MetalogicError.single(
-                "this check output was written by an older metalogic, whose manifest does not name the "
-                "tables report and compare read",
-                where=str(path),
-                expected=f'a manifest of format {FORMAT} ("kind": "{KIND}")',
-                fix=_rerun(folder, data),
-            )
-        return None
-    if data.get("format") != FORMAT:
-        raise MetalogicError.single(
-            f"this check output has format {data.get('format')!r}; this metalogic ({__version__}) reads "
-            f"format {FORMAT}",
-            where=str(path),
-            expected=f"check output written by metalogic {__version__}",
-            fix=_rerun(folder, data),
-        )
-    for key, kind in (("tables", dict), ("agents", list), ("mrs", list), ("params", dict), ("request", dict)):
-        if not isinstance(data.get(key), kind):
-            raise MetalogicError.single(
-                f"the check manifest has no valid '{key}' entry",
-                where=str(path),
-                expected="the run.json that 'metalogic check --out' writes, unedited",
-                fix=_rerun(folder, data),
-            )
-    return data
-
-
-def stale_reason(manifest: Mapping[str, Any]) -> str:
-    """Why the check output no longer matches its inputs ('' when it does, or when the inputs
-    are gone: then the output is all there is)."""
-    from metalogic.engine.facts import list_fact_files
-
-    root = Path(str(manifest.get("facts_root", "")))
-    if root.exists():
-        try:
-            _, files = list_fact_files(root)
-        except MetalogicError:
-            files = []
-        if files and facts_digest(root, files) != manifest.get("facts_digest"):
-            return f"the facts in {root} changed after the check wrote it"
-    for name, digest in dict(manifest.get("rules", {})).items():
-        p = Path(name)
-        if p.is_file() and _sha256(p) != digest:
-            return f"the rule file {p} changed after the check wrote it"
-    return ""
-
-
-@dataclass
-class CheckOutput:
-    """A check's output folder, read back: the manifest, the tables and the result rows."""
-
-    folder: Path
-    manifest: dict[str, Any]
-    tables: dict[str, pl.DataFrame]
-    rows: Rows
-    agents: list[str]
-    checked_now: bool = False  # True when open_check checked a facts folder to write it
-
-    @property
-    def engine(self) -> str:
-        return str(self.manifest["engine"])
-
-    @property
-    def mrs(self) -> list[dict[str, Any]]:
-        return list(self.manifest["mrs"])
-
-    @property
-    def params(self) -> dict[str, int]:
-        return {str(k): int(v) for k, v in self.manifest["params"].items()}
-
-    @property
-    def param_scale(self) -> dict[str, int]:
-        return {str(k): int(v) for k, v in self.manifest.get("param_scale", {}).items()}
-
-    @property
-    def facts_dir(self) -> str:
-        return str(self.manifest.get("facts_dir", ""))
-
-    def only_agents(self, keep: Sequence[str]) -> CheckOutput:
-        want = set(keep)
-        frames = {
-            name: df.filter(pl.col("agent").is_in(sorted(want))) if "agent" in df.columns else df
-            for name, df in self.tables.items()
-        }
-        agents = [a for a in self.agents if a in want]
-        return CheckOutput(
-            self.folder, self.manifest, frames, self.rows.only_agents(want), agents, self.checked_now
-        )
-
-    def note(self) -> str:
-        """What a command says after it checked a facts folder itself ('' when it read an output)."""
-        if not self.checked_now:
-            return ""
-        return (
-            f"checked {self.facts_dir} (engine {self.engine}); its check output is in {self.folder}, "
-            "and is read from there while the facts, rules and options stay the same"
-        )
-
-
-def _corrupt(path: Path, what: str, folder: Path, manifest: Mapping[str, Any]) -> MetalogicError:
-    return MetalogicError.single(
-        f"corrupt check table: {what}",
-        where=str(path),
-        expected="the table as 'metalogic check --out' wrote it (the manifest records its rows and SHA-256)",
-        fix=_rerun(folder, manifest),
-    )
-
-
-def _read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pl.DataFrame:
-    entry = manifest["tables"].get(name)
-    if not isinstance(entry, dict) or not isinstance(entry.get("files"), dict):
-        raise MetalogicError.single(
-            f"the check output has no '{name}' table",
-            where=str(folder / MANIFEST),
-            expected=f"the tables {', '.join(COLUMNS)} listed in the manifest",
-            fix=_rerun(folder, manifest),
-        )
-    fmt = next((f for f in READ_ORDER if f in entry["files"]), None)
-    if fmt is None:
-        raise MetalogicError.single(
-            f"the '{name}' table of the check output is in no format metalogic reads",
-            where=str(folder / MANIFEST),
-            expected=" or ".join(READ_ORDER),
-            fix=_rerun(folder, manifest),
-        )
-    info = entry["files"][fmt]
-    path = folder / Path(str(info.get("name", ""))).name
-    if not path.is_file():
-        raise _corrupt(path, "the file is missing", folder, manifest)
-    if _sha256(path) != info.get("sha256"):
-        raise _corrupt(path, "its content differs from what the check wrote", folder, manifest)
-    want = COLUMNS[name]
-    try:
-        if fmt == "parquet":
-            df = pl.read_parquet(path)
-        elif fmt == "json":
-            data = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
-                raise ValueError("not a list of rows")
-            df = pl.from_dicts(data, infer_schema_length=None) if data else pl.DataFrame(schema=want)
-        else:
-            df = pl.read_csv(path, infer_schema=False)
-            lists = [c for c, t in want.items() if isinstance(t, pl.List) and c in df.columns]
-            df = df.with_columns(
-                [
-                    pl.col(c).fill_null("").str.split("\n").list.eval(pl.element().filter(pl.element() != ""))
-                    for c in lists
-                ]
-            )
-    except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
-        raise _corrupt(path, f"cannot be read ({str(exc).splitlines()[0][:120]})", folder, manifest) from None
-    missing = [c for c in want if c not in df.columns]
-    if missing:
-        raise _corrupt(path, f"no column {', '.join(missing)}", folder, manifest)
-    try:
-        df = df.with_columns([pl.col(c).cast(t, strict=True) for c, t in want.items()])
-    except pl.exceptions.PolarsError:
-        bad = next(c for c, t in want.items() if not _casts(df, c, t))
-        raise _corrupt(
-            path, f"column '{bad}' holds values that are not {_kind(want[bad])}", folder, manifest
-        ) from None
-    if df.height != entry.get("rows"):
-        raise _corrupt(path, f"{df.height} rows, but the check wrote {entry.get('rows')}", folder, manifest)
-    return df
-
-
-def _casts(df: pl.DataFrame, col: str, dtype: Any) -> bool:
-    try:
-        df.select(pl.col(col).cast(dtype, strict=True))
-    except pl.exceptions.PolarsError:
-        return False
-    return True
-
-
-def _kind(dtype: Any) -> str:
-    return {pl.Int64: "whole numbers", pl.Float64: "numbers", pl.Utf8: "text"}.get(dtype, "lists of text")
-
-
-def rows_from_tables(frames: Mapping[str, pl.DataFrame]) -> Rows:
-    """The result rows (engine/results.Rows) as the tables carry them."""
-    rows = Rows()
-    if "violations" in frames:
-        for r in frames["violations"].iter_rows(named=True):
-            rows.violations.append((r["agent"], r["case"], r["mr"], r["sc"], r["reason"]))
-            rows.explain[(r["agent"], r["case"])] = list(r["facts"] or [])
-    if "scores" in frames:
-        for r in frames["scores"].iter_rows(named=True):
-            rows.scores.append((r["agent"], r["sc"], r["cases"], r["violations"]))
-            if r["invalid"]:
-                rows.invalid[(r["agent"], r["sc"])] = r["invalid"]
-            rows.pooled[(r["agent"], r["sc"])] = (r["pooled_cases"], r["pooled_violations"])
-            if r["evidence"] is not None:
-                rows.score_from[(r["agent"], r["sc"])] = r["evidence"]
-    if "scores_by_set" in frames:
-        rows.scores_set = [
-            (r["agent"], r["sc"], r["set"], r["cases"], r["violations"])
-            for r in frames["scores_by_set"].iter_rows(named=True)
-        ]
-    if "scores_by_mr" in frames:
-        rows.scores_mr = [
-            (r["agent"], r["sc"], r["mr"], r["cases"], r["violations"])
-            for r in frames["scores_by_mr"].iter_rows(named=True)
-        ]
-    if "trajectories" in frames:
-        rows.by_trajectory = [
-            (r["agent"], r["trajectory"], r["cases"], r["violations"])
-            for r in frames["trajectories"].iter_rows(named=True)
-        ]
-    if "objects" in frames:
-        rows.by_object = [
-            (r["agent"], r["trajectory"], r["object"], r["cases"], r["violations"])
-            for r in frames["objects"].iter_rows(named=True)
-        ]
-    if "answers" in frames:
-        for r in frames["answers"].iter_rows(named=True):
-            rows.by_query[(r["agent"], r["query"])] = (r["cases"], r["violations"])
-    return rows
-
-
-def load_check_output(folder: Path, wanted: Sequence[str] = REPORT_TABLES) -> CheckOutput:
-    """Read a check's output folder (its manifest, then the `wanted` tables), checking each."""
-    path = folder / MANIFEST
-    manifest = read_manifest(path) if path.is_file() else None
-    if manifest is None:
-        raise no_check_output(folder, foreign=path.is_file())
-    why = stale_reason(manifest)
-    if why:
-        raise MetalogicError.single(
-            f"the check output is stale: {why}",
-            where=str(folder),
-            expected="check output written from the facts and rules as they are now",
-            fix=_rerun(folder, manifest),
-        )
-    frames = {name: _read_table(folder, name, manifest) for name in wanted}
-    agents = [str(a) for a in manifest["agents"]]
-    return CheckOutput(folder, manifest, frames, rows_from_tables(frames), agents)
-
-
-def no_check_output(folder: Path, foreign: bool = False) -> MetalogicError:
-    if foreign:
-        return MetalogicError.single(
-            f"{folder / MANIFEST} was not written by 'metalogic check --out'",
-            where=str(folder / MANIFEST),
-            expected=f'the manifest of a check output ("kind": "{KIND}"), or a facts folder (*.lp files)',
-            fix="point at the folder 'metalogic check FACTS --out DIR' wrote, or write one: "
-            f"metalogic check FACTS --out {folder}",
-        )
-    return MetalogicError.single(
-        f"no check output and no facts in {folder}",
-        where=str(folder),
-        expected=f"the folder 'metalogic check FACTS --out DIR' writes ({MANIFEST} and its tables), "
-        "or a facts folder (*.lp files)",
-        fix=f"write it first: metalogic check FACTS --out {folder}",
-    )
-
-
-# ---- report and compare: a check output, or a facts folder checked once --------------------------
-
-CACHE_DIR = "check"  # where report and compare write the check of a facts folder: FOLDER/check
-_FLAGS = {"engine": "--engine", "mrs": "--mrs", "settings": "-c", "rules_dirs": "--rules"}
-
-
 def make_request(
     engine: str,
     mrs: str | Sequence[str],
@@ -682,157 +391,13 @@ def make_request(
     """The options a check ran with, as the manifest records them."""
     return {
         "engine": engine,
-        "mrs": _norm_mrs(mrs),
+        "mrs": norm_mrs(mrs),
         "settings": sorted("".join(s.split()) for s in settings),
         "rules_dirs": [str(Path(d).resolve()) for d in rules_dirs],
         "agents": list(agents),
     }
 
 
-def _norm_mrs(mrs: str | Sequence[str]) -> str:
+def norm_mrs(mrs: str | Sequence[str]) -> str:
     items = [mrs] if isinstance(mrs, str) else list(mrs)
     return ",".join(x.strip().lower() for item in items for x in item.split(",") if x.strip())
-
-
-def _differences(manifest: Mapping[str, Any], given: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
-    """(option, as checked, as given) for every option given that the check did not run with."""
-    had = manifest["request"]
-    out = []
-    for key, want in given.items():
-        if want is None:
-            continue
-        got = had.get(key)
-        if key == "engine" and got == "both" and want in ("clingo", "prolog"):
-            continue  # a check with both engines holds what each of them gives (they agreed)
-        if got != want:
-            out.append((key, got, want))
-    return out
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, list):
-        return " ".join(map(str, value)) if value else "(none)"
-    return str(value)
-
-
-def _mismatch(folder: Path, manifest: Mapping[str, Any], key: str, had: Any, want: Any) -> MetalogicError:
-    flag = _FLAGS[key]
-    return MetalogicError.single(
-        f"the check output in {folder} was made with {flag} {_shown(had)}, not {_shown(want)}",
-        where=str(folder / MANIFEST),
-        expected="the options the check ran with, or none: report and compare read a check output as it is",
-        fix=f"leave {flag} out, or check again with it: metalogic check "
-        f"{manifest.get('facts_dir') or 'FACTS'} ... --out {folder}",
-    )
-
-
-def _has_facts(path: Path) -> bool:
-    from metalogic.engine.facts import list_fact_files
-
-    try:
-        list_fact_files(path)
-    except MetalogicError:
-        return False
-    return True
-
-
-def open_check(
-    folder: str,
-    *,
-    engine: str | None = None,
-    rules_dirs: Sequence[str] = (),
-    settings: Sequence[str] = (),
-    mrs: str | Sequence[str] | None = None,
-    wanted: Sequence[str] = REPORT_TABLES,
-) -> CheckOutput:
-    """The check output that `folder` names, for report and compare:
-
-    - a check output folder (its run.json is a check manifest): read as it is;
-    - a folder whose `check/` subfolder is one (the folder `metalogic run` writes, or a facts
-      folder checked by an earlier report or compare): read as it is, but when it is the check of
-      this very facts folder and the facts, the rules or the options given changed, it is checked
-      again and replaced;
-    - a facts folder: checked once (clingo unless --engine says otherwise), its output written to
-      FOLDER/check, then read.
-
-    Options given (engine, MRs, -c, --rules) must match those of a check output that is read as it
-    is; left out, they take the check's own. A facts folder is checked with the options given, the
-    defaults of 'metalogic check' for those left out."""
-    p = Path(folder)
-    if not p.exists():
-        raise MetalogicError.single(
-            f"run folder '{folder}' does not exist",
-            expected="a run folder (or any facts folder) holding answer facts",
-            fix="check the path; runs are written by 'metalogic generate' and answered by 'metalogic ask'",
-        )
-    given: dict[str, Any] = {
-        "engine": engine,
-        "mrs": None if mrs is None else _norm_mrs(mrs),
-        "settings": sorted("".join(s.split()) for s in settings) if settings else None,
-        "rules_dirs": [str(Path(d).resolve()) for d in rules_dirs] if rules_dirs else None,
-    }
-
-    def as_is(out_dir: Path, manifest: Mapping[str, Any]) -> CheckOutput:
-        for key, had, want in _differences(manifest, given):
-            raise _mismatch(out_dir, manifest, key, had, want)
-        return load_check_output(out_dir, wanted)
-
-    here = p / MANIFEST
-    if p.is_dir() and here.is_file():
-        manifest = read_manifest(here)
-        if manifest is not None:
-            return as_is(p, manifest)
-    base = p if p.is_dir() else p.parent
-    cache = base / CACHE_DIR
-    cached = read_manifest(cache / MANIFEST) if (cache / MANIFEST).is_file() else None
-    if cached is not None:
-        own = Path(str(cached.get("facts_root", ""))) == p.resolve()
-        if not own and p.is_dir():
-            return as_is(cache, cached)
-        # the check of this facts folder, made earlier by report or compare: it stands for the
-        # check these options (left out: the defaults, as for 'metalogic check') would make
-        defaults = {"engine": "clingo", "mrs": "all", "settings": [], "rules_dirs": []}
-        wanted_now = {k: defaults[k] if v is None else v for k, v in given.items()}
-        if own and not stale_reason(cached) and not _differences(cached, wanted_now):
-            return load_check_output(cache, wanted)
-    if not _has_facts(p):
-        raise no_check_output(p, foreign=here.is_file())
-    theirs = cached is None or Path(str(cached.get("facts_root", ""))) != p.resolve()
-    if cache.exists() and theirs and (cache.is_symlink() or not cache.is_dir() or any(cache.iterdir())):
-        raise MetalogicError.single(
-            f"{cache} holds files that are not the check output of {p}; checking {p} would write there",
-            where=str(cache),
-            expected=f"no {CACHE_DIR}/ folder in {base}, or the one an earlier report or compare wrote",
-            fix=f"move {cache} away, or check into a folder of your own and read that: "
-            f"metalogic check {p} --out DIR",
-        )
-    return check_into(
-        str(p),
-        cache,
-        engine=engine or "clingo",
-        rules_dirs=rules_dirs,
-        settings=settings,
-        mrs="all" if mrs is None else mrs,
-        wanted=wanted,
-    )
-
-
-def check_into(
-    folder: str,
-    out_dir: Path,
-    *,
-    engine: str,
-    rules_dirs: Sequence[str],
-    settings: Sequence[str],
-    mrs: str | Sequence[str],
-    wanted: Sequence[str] = REPORT_TABLES,
-) -> CheckOutput:
-    """Check the facts folder once, write the check output to `out_dir` and read it back."""
-    from metalogic.engine.check import run_check
-
-    res = run_check(folder, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs)
-    request = make_request(engine, mrs, settings, rules_dirs)
-    write_check_output(res, out_dir, ["csv", "json"], request, folder)
-    out = load_check_output(out_dir, wanted)
-    out.checked_now = True
-    return out
