@@ -36,6 +36,7 @@ import platform
 import random
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -311,21 +312,58 @@ def measure_clingo(folder: Path, detail: bool = True) -> dict[str, Any]:
     }
 
 
+class ChildPeak:
+    """The largest peak resident memory (VmHWM) of any child process while the block runs, polled
+    from /proc. getrusage(RUSAGE_CHILDREN) would not do: a child forked from a big parent counts
+    the parent's pages it held before exec."""
+
+    def __init__(self, every: float = 0.1) -> None:
+        self.every, self.peak_kb, self._stop = every, 0, threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+
+    def __enter__(self) -> ChildPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _poll(self) -> None:
+        me = os.getpid()
+        while not self._stop.wait(self.every):
+            for task in Path(f"/proc/{me}/task").glob("*/children"):
+                for pid in task.read_text().split():
+                    try:
+                        status = Path(f"/proc/{pid}/status").read_text()
+                    except OSError:
+                        continue  # ended meanwhile
+                    for line in status.splitlines():
+                        if line.startswith("VmHWM:"):
+                            self.peak_kb = max(self.peak_kb, int(line.split()[1]))
+
+    @property
+    def peak_mb(self) -> float:
+        return self.peak_kb / 1024
+
+
 def measure_sharded(folder: Path, workers: int, detail: bool = True) -> dict[str, Any]:
     """`metalogic check --workers N` (detail=False) or `check --out --workers N` (detail=True, what
     it writes): the facts split into shards of whole trajectories, checked by N processes
-    (engine/shards.py), timed from reading the facts to the result rows, pool start-up included.
-    peak_worker_rss_mb: the largest peak resident memory of one worker process (they have ended
-    when it is read, so getrusage counts them)."""
+    (engine/shards.py), timed from reading the facts to the result rows, pool start-up included;
+    with the largest peak memory of one worker process and of this process (the facts, the merge)."""
     import resource
 
     from metalogic.engine.check import run_check
     from metalogic.engine.shards import shard_count, split_by_trajectory
 
-    res, total = timed(lambda: run_check(str(folder), workers=workers, detail=detail))
+    with ChildPeak() as children:
+        res, total = timed(lambda: run_check(str(folder), workers=workers, detail=detail))
     return {
         "workers": workers,
-        "peak_worker_rss_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+        "peak_worker_rss_mb": children.peak_mb,
+        # of this whole process so far (the generated facts included): an upper bound for `check`
+        "peak_main_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "shards": len(split_by_trajectory(res.facts.facts, shard_count(len(res.facts), workers))),
         "total": total,
         "testcases": len(res.rows.testcases),
