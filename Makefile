@@ -10,7 +10,8 @@ setup:
 demo: setup
 	$(VENV)/metalogic demo --out out/demo
 
-test: setup
+# The style checks run first: a change that breaks them fails the test command (and CI) too.
+test: lint
 	$(VENV)/pytest -q
 
 lint: setup

@@ -3,9 +3,9 @@
 Every number comes from the rule engines, read from what `metalogic check --out` wrote
 (engine/checkout.py, read back by engine/checkread.py): scores, violations, per-MR counts and the
 facts behind each violation, truthful answers (from the truth rules), the questions, the answers,
-the frames and their tracked boxes. Given a facts folder instead, the report checks it once and writes that output first. This
-module only joins those tables into what a person needs to see a violation, and lays them out; it
-never runs the MRs itself.
+the frames and their tracked boxes. Given a facts folder instead, the report checks it once and
+writes that output first. This module only joins those tables into what a person needs to see a
+violation, and lays them out; it never runs the MRs itself.
 """
 
 from __future__ import annotations

@@ -501,14 +501,15 @@ def _add_params(decl: Declarations, owner: str, params: dict[str, Param], owners
 # only for needed pairs (logic/core/algebra.lp), so a lookup without a need would find nothing.
 _TABLE_NEEDS = {
     "compose/4": "need_compose/3",
+    "compose_in/5": "need_compose/3",
     "universal/3": "need_compose/3",
     "move_compose/3": "need_move_compose/2",
 }
-_BODY_ATOM = re.compile(r"(?<![\w])(compose|universal|move_compose)\(")
 
 
 def unmet_needs(lp: Path) -> list[Problem]:
-    """Lookups of compose/4, universal/3 or move_compose/3 in a file that never states the need."""
+    """Lookups of a composition table (compose/4, compose_in/5, universal/3, move_compose/3) in a
+    file that never states the need."""
     heads: set[str] = set()
     reads: dict[str, int] = {}
 
@@ -516,10 +517,9 @@ def unmet_needs(lp: Path) -> list[Problem]:
         if stm.ast_type != clingo.ast.ASTType.Rule:
             return
         heads.update(_head_atoms(stm.head))
-        for lit in stm.body:
-            for m in _BODY_ATOM.finditer(str(lit)):
-                arity = {"compose": 4, "universal": 3, "move_compose": 3}[m.group(1)]
-                reads.setdefault(f"{m.group(1)}/{arity}", stm.location.begin.line)
+        for sig in _body_signatures(stm.body):
+            if sig in _TABLE_NEEDS:
+                reads.setdefault(sig, stm.location.begin.line)
 
     clingo.ast.parse_files([str(lp)], visit)
     return [
@@ -532,6 +532,24 @@ def unmet_needs(lp: Path) -> list[Problem]:
         for sig, line in sorted(reads.items())
         if _TABLE_NEEDS[sig] not in heads
     ]
+
+
+def _body_signatures(node: object) -> list[str]:
+    """name/arity of every function term in a rule body (its atoms, inside aggregates and
+    conditions too)."""
+    if isinstance(node, clingo.ast.AST):
+        found = []
+        if node.ast_type == clingo.ast.ASTType.Function:
+            found.append(f"{node.name}/{len(node.arguments)}")
+        for key in node.child_keys:
+            found += _body_signatures(getattr(node, key))
+        return found
+    if isinstance(node, str | int) or node is None:
+        return []
+    try:
+        return [sig for child in node for sig in _body_signatures(child)]  # type: ignore[attr-defined]
+    except TypeError:
+        return []
 
 
 def _clashes(lp: Path, core_heads: set[str], owner: dict[str, Path]) -> list[Problem]:

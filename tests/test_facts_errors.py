@@ -665,6 +665,12 @@ error: need/height.lp:9: the rules read compose/4 but never state need_compose/3
     need = "need_compose(ego, N, N) :- dir_answer(_, _, N), dir_value(ego, N).\n"
     code, _out, err = run_cli("mrs", "--rules", rules("needok", lp=HEIGHT_LP + lookup + need))
     assert code == 0, err
+    # inside an aggregate too; a helper of the same name and another arity is not a table lookup
+    counted = "height_many(Ag, Q) :- dir_answer(Ag, Q, N), #count{ M : compose_in(band, ego, N, N, M) } > 1."
+    own = "height_compose(X) :- compose(X, X).\ncompose(a, a).\n"
+    err = fails("check", "facts", "--rules", rules("needagg", lp=HEIGHT_LP + own + counted + "\n"))
+    assert err.startswith("error: needagg/height.lp:11: the rules read compose_in/5 but never state ")
+    assert err.count("error:") == 1
 
 
 def test_missing_declaration_file() -> None:
