@@ -28,6 +28,7 @@ from metalogic.engine.facts import display_path
 from metalogic.engine.session import SHARED_TABLES as SHARED_TABLES  # read from here by many modules
 from metalogic.engine.session import Session
 from metalogic.engine.terms import Atom, Fun, ParseError, Str, Term, parse_fact_line, text
+from metalogic.engine.vocab import vocabulary
 from metalogic.logic import CORE_DIR, MRS_DIR
 
 CORE_ENTRY = CORE_DIR / "check.lp"  # the core files of the check, in load order
@@ -65,7 +66,6 @@ HOOKS = frozenset(
         "mr_set/2",
     }
 )
-CAPABILITIES = ("sc1a", "sc1b", "sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b")
 
 # What a declaration file may state: predicate -> the kind of each argument.
 DECLARATIONS: dict[str, tuple[str, ...]] = {
@@ -371,24 +371,25 @@ def _metadata(
                 fix="add the missing declaration" if len(names) < 1 or len(laws) < 1 else "keep one of each",
             )
         )
+    capabilities = tuple(vocabulary().capabilities)  # the ids of logic/core/tables.facts
     if not serves:
         problems.append(
             Problem(
                 f"MR {mid} declares no capability",
                 where=shown,
-                expected=f"mr_serves({mid}, SC) with SC one of {', '.join(CAPABILITIES)}",
+                expected=f"mr_serves({mid}, SC) with SC one of {', '.join(capabilities)}",
                 fix="add mr_serves facts",
             )
         )
     for d, line in rows["mr_serves"]:
         sc = str(d[1])
-        if sc not in CAPABILITIES:
+        if sc not in capabilities:
             problems.append(
                 Problem(
                     f"MR {mid} serves unknown capability '{sc}'",
                     where=f"{shown}:{line}",
-                    expected="one of " + ", ".join(CAPABILITIES),
-                    fix=did_you_mean(sc, CAPABILITIES) or "use a capability id such as sc2a",
+                    expected="one of " + ", ".join(capabilities),
+                    fix=did_you_mean(sc, capabilities) or "use a capability id such as sc2a",
                 )
             )
     for d, line in rows["mr_set"]:

@@ -41,6 +41,7 @@ from metalogic.engine.facts import display_path
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 from metalogic.engine.session import Session
+from metalogic.engine.terms import Fun, parse_term
 from metalogic.logic import CORE_DIR
 
 # Shards stay about this small, so that memory per process stays bounded (about 0.5 GB for
@@ -59,7 +60,7 @@ def _name(fact: str) -> str:
 
 # The leading arguments of a fact when they are plain names or numbers (most facts): read with one
 # match instead of splitting the whole fact; anything else (strings, compound ids) is split properly.
-_ARG = r'\s*([^,()"]+?)\s*'
+_ARG = r'\s*([^,()"\s]+)\s*'
 _FIRST = re.compile(rf"[a-z]\w*\({_ARG}[,)]")
 _SECOND = re.compile(rf"[a-z]\w*\({_ARG},{_ARG}[,)]")
 _QUERY_TRAJ = re.compile(rf"query\({_ARG},\s*[a-z]\w*\({_ARG}[,)]")
@@ -233,15 +234,16 @@ def merge_outputs(engine: str, outs: Iterable[EngineOutput], rules: RuleSet) -> 
     are merged by the rules of logic/core/merge.lp (which read the MRs' declarations for the kinds
     of evidence), the totals and the headline following as in one run."""
     merged = EngineOutput(engine)
-    parts: list[str] = []
+    parts: list[Fun] = []
     for i, out in enumerate(outs):
         for kind, lines in out.lines.items():
             if kind in MERGE_INPUT:
-                parts.extend(f"part({i},{line}).\n" for line in lines)
+                # as data, not program text: an agent's name is a string from the facts
+                parts.extend(Fun("part", (i, parse_term(line))) for line in lines)
             elif kind not in MERGE_OUTPUT:
                 merged.lines[kind] |= lines
     session = Session("clingo").load(CORE_DIR / "merge.lp", *(m.decl_file for m in rules.mrs))
-    session.add("".join(parts)).show(*((k, RESULTS[k]) for k in MERGE_OUTPUT))
+    session.add(parts).show(*((k, RESULTS[k]) for k in MERGE_OUTPUT))
     for sym in session.symbols():
         merged.lines[sym.name].add(str(sym))
     return merged
