@@ -135,13 +135,14 @@ def check(
         agents=agents,
         workers=workers,
         mrs=mrs,
-        detail=bool(out_dir),  # the score table alone needs no explanations or per-place counts
+        # the score table alone needs neither the rows of cases and violations (only their
+        # numbers) nor explanations or per-place counts; --expect compares the violations
+        detail=bool(out_dir) or expect,
     )
     df = tables.scores_frame(res)
     click.echo(tables.render_scores(df))
-    n_viol = len(res.rows.violations)
     click.echo(
-        f"\n{len(res.rows.testcases)} test cases, {n_viol} violations, {len(res.facts)} facts "
+        f"\n{res.rows.case_count} test cases, {res.rows.violation_count} violations, {len(res.facts)} facts "
         f"from {len(res.facts.files)} file(s); engine: {engine}"
     )
     if out_dir:

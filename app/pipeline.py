@@ -449,7 +449,7 @@ class Runner:
             self._take_folder("check", out)
             request = make_request(engine, mrs, settings, self._rules_dirs())
             write_check_output(res, out, ["csv", "json"], request, questions)
-            return f"{len(res.rows.testcases)} test cases, {len(res.rows.violations)} violations"
+            return f"{res.rows.case_count} test cases, {res.rows.violation_count} violations"
 
         return self.stage("check", key, [out / "scores.csv", out / MANIFEST], act)
 

@@ -306,8 +306,8 @@ def measure_clingo(folder: Path, detail: bool = True) -> dict[str, Any]:
         "result_lines": t_lines,
         "rows": t_rows,
         "total": total,
-        "testcases": len(rows.testcases),
-        "violations": len(rows.violations),
+        "testcases": rows.case_count,
+        "violations": rows.violation_count,
         "facts": len(facts),
     }
 
@@ -366,8 +366,8 @@ def measure_sharded(folder: Path, workers: int, detail: bool = True) -> dict[str
         "peak_main_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "shards": len(split_by_trajectory(res.facts.facts, shard_count(len(res.facts), workers))),
         "total": total,
-        "testcases": len(res.rows.testcases),
-        "violations": len(res.rows.violations),
+        "testcases": res.rows.case_count,
+        "violations": res.rows.violation_count,
     }
 
 
@@ -386,8 +386,8 @@ def measure_prolog(folder: Path) -> dict[str, Any]:
         "engine": t_engine,
         "rows": t_rows,
         "total": t_read + t_engine + t_rows,
-        "testcases": len(rows.testcases),
-        "violations": len(rows.violations),
+        "testcases": rows.case_count,
+        "violations": rows.violation_count,
     }
 
 

@@ -21,8 +21,11 @@ from metalogic.engine.schema import RESULTS as RESULTS  # the result predicates:
 from metalogic.engine.session import Session, param_facts
 
 ENGINES = ("clingo", "prolog")
-# Written only by `check --out` (logic/core/detail.lp): asked of the engines only when wanted.
-DETAIL_RESULTS = frozenset({"score_traj", "score_object", "query_score", "explain"})
+# Written only by `check --out`: asked of the engines only when wanted. The rows of test cases and
+# violations are derived either way (the scores count them) but only taken out of the engine for
+# --out; the score table prints their numbers (case_count/1, violation_count/2). The rest is
+# derived only for --out (logic/core/detail.lp).
+DETAIL_RESULTS = frozenset({"testcase", "violation", "score_traj", "score_object", "query_score", "explain"})
 
 
 def wanted(detail: bool) -> dict[str, int]:

@@ -371,8 +371,8 @@ def write_check_output(
         "rules": {str(p.resolve()): sha256_of(p) for p in rule_files(res)},
         "request": dict(request),
         "agents": res.agents,
-        "testcases": len(res.rows.testcases),
-        "violations": len(res.rows.violations),
+        "testcases": res.rows.case_count,
+        "violations": res.rows.violation_count,
         "tables": files,
     }
     return [*written, *tables.write_tables({}, out_dir, [], manifest)]

@@ -243,6 +243,7 @@ def rows_from_tables(frames: Mapping[str, pl.DataFrame]) -> Rows:
         for r in frames["violations"].iter_rows(named=True):
             rows.violations.append((r["agent"], r["case"], r["mr"], r["sc"], r["reason"]))
             rows.explain[(r["agent"], r["case"])] = list(r["facts"] or [])
+            rows.violation_counts[r["agent"]] = rows.violation_counts.get(r["agent"], 0) + 1
     if "scores" in frames:
         for r in frames["scores"].iter_rows(named=True):
             rows.scores.append((r["agent"], r["sc"], r["cases"], r["violations"]))
@@ -293,7 +294,9 @@ def load_check_output(folder: Path, wanted: Sequence[str] = REPORT_TABLES) -> Ch
         )
     frames = {name: _read_table(folder, name, manifest) for name in wanted}
     agents = [str(a) for a in manifest["agents"]]
-    return CheckOutput(folder, manifest, frames, rows_from_tables(frames), agents)
+    rows = rows_from_tables(frames)
+    rows.case_count = int(manifest.get("testcases", 0))
+    return CheckOutput(folder, manifest, frames, rows, agents)
 
 
 def no_check_output(folder: Path, foreign: bool = False) -> MetalogicError:

@@ -92,6 +92,8 @@ class Rows:
     by_query: dict[tuple[str, str], tuple[int, int]] = field(
         default_factory=dict
     )  # (agent, query) -> (cases, viol.)
+    case_count: int = 0  # test cases (all of them, whichever agents are kept)
+    violation_counts: dict[str, int] = field(default_factory=dict)  # agent -> violation rows
 
     def only_agents(self, keep: set[str]) -> Rows:
         return Rows(
@@ -107,7 +109,14 @@ class Rows:
             by_object=[r for r in self.by_object if r[0] in keep],
             explain={k: v for k, v in self.explain.items() if k[0] in keep},
             by_query={k: v for k, v in self.by_query.items() if k[0] in keep},
+            case_count=self.case_count,
+            violation_counts={k: v for k, v in self.violation_counts.items() if k in keep},
         )
+
+    @property
+    def violation_count(self) -> int:
+        """Violation rows of the agents kept (as many as `violations` holds when it was asked for)."""
+        return sum(self.violation_counts.values())
 
 
 def parse_output(out: EngineOutput) -> Rows:
@@ -150,6 +159,11 @@ def parse_output(out: EngineOutput) -> Rows:
     for line in out.lines["query_score"]:
         ag, q, n, v = split_args(line)
         rows.by_query[(label(ag), q)] = (int(n), int(v))
+    for line in out.lines["case_count"]:
+        rows.case_count = int(split_args(line)[0])
+    for line in out.lines["violation_count"]:
+        ag, n = split_args(line)
+        rows.violation_counts[label(ag)] = int(n)
     for line in sorted(out.lines["explain"]):
         ag, c, fact = split_args(line)
         rows.explain.setdefault((label(ag), c), []).append(fact)

@@ -490,6 +490,8 @@ RESULTS: dict[str, int] = {
     "score_from": 3,
     "score_mr": 5,
     "invalid_cases": 3,
+    "case_count": 1,
+    "violation_count": 2,
     "score_traj": 4,
     "score_object": 5,
     "query_score": 4,

@@ -9,7 +9,8 @@ check independently, and the shards' result lines together are the lines of one 
 
 - test cases, violations, explanations, per-answer rows and input
   errors belong to one shard each, and are simply collected;
-- the count rows (score_mr, invalid_cases, score_traj, score_object, score_pooled for the agents)
+- the count rows (score_mr, invalid_cases, score_traj, score_object, score_pooled for the agents,
+  and the numbers of cases and violations, case_count and violation_count)
   are merged by the rules of logic/core/merge.lp, given as part(Shard, Row) facts: per-MR counts
   add up over shards, an agent that a shard does not know counts zero there, and the totals and
   the headline follow by the rules of one run (sets.lp, headline.lp).
@@ -50,7 +51,15 @@ from metalogic.logic import CORE_DIR
 SHARD_FACTS = 50_000
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
 # The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
-MERGE_INPUT = ("score_mr", "score_pooled", "invalid_cases", "score_traj", "score_object")
+MERGE_INPUT = (
+    "score_mr",
+    "score_pooled",
+    "invalid_cases",
+    "score_traj",
+    "score_object",
+    "case_count",
+    "violation_count",
+)
 MERGE_OUTPUT = (*MERGE_INPUT, "score_set", "score", "score_from")
 
 

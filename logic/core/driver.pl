@@ -83,7 +83,8 @@ ml_load_rules(File, Messages) :-
 ml_unload_rules(File) :- unload_file(File).
 
 %% ml_run(+OutFile, +Detail): derive the results and write them; Detail = false leaves out what only
-%% `check --out` writes (detail.pl: explanations, counts per trajectory, object and answer).
+%% `check --out` writes (the rows of test cases and violations, and detail.pl: explanations, counts
+%% per trajectory, object and answer).
 ml_run(Out, Detail) :-
     ml_store_agents,
     ml_store_queries,
@@ -113,8 +114,9 @@ ml_store_verdict(Ag, C) :-
     ( Rs == [] -> true ; ml_store(viol_h, C, [Ag, C]) ).
 
 ml_emit_all(S, Detail) :-
-    forall(tc(C, MR, SC), ml_emit(S, testcase(C, MR, SC))),
-    forall((vr(Ag, C, R), tc(C, MR, SC)), ml_emit(S, violation(Ag, C, MR, SC, R))),
+    ( Detail == true -> ml_emit_rows(S) ; true ),
+    case_count(NC), ml_emit(S, case_count(NC)),
+    forall(violation_count(Ag, NV), ml_emit(S, violation_count(Ag, NV))),
     forall(score(Ag, SC, N, V), ml_emit(S, score(Ag, SC, N, V))),
     forall(score_pooled(Ag, SC, N, V), ml_emit(S, score_pooled(Ag, SC, N, V))),
     forall(score_set(Ag, SC, K, N, V), ml_emit(S, score_set(Ag, SC, K, N, V))),
@@ -124,6 +126,11 @@ ml_emit_all(S, Detail) :-
     ( Detail == true -> ml_emit_detail(S) ; true ),
     ml_forall_set(E, input_error(E), ml_emit(S, input_error(E))),
     ml_forall_set(E, rule_error(E), ml_emit(S, rule_error(E))).
+
+% The rows of test cases and violations: written by `check --out`, counted otherwise.
+ml_emit_rows(S) :-
+    forall(tc(C, MR, SC), ml_emit(S, testcase(C, MR, SC))),
+    forall((vr(Ag, C, R), tc(C, MR, SC)), ml_emit(S, violation(Ag, C, MR, SC, R))).
 
 ml_emit_detail(S) :-
     ml_store_detail,

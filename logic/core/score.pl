@@ -40,3 +40,8 @@ score_set(Ag, SC, K, N, V) :- agent(Ag), distinct(K-SC, (ml_mr_sc(MR0, SC), mr_k
 invalid_cases(Ag, SC, N) :- agent(Ag),
     ml_group_counts(S1-C1, (inv(Ag, C1), tc(C1, _, S1)), Invs),
     capability(SC, _), ml_count(Invs, SC, N).
+
+% What `metalogic check` prints under the score table (score.lp): the number of test cases and each
+% agent's number of violation rows (one per case and reason).
+case_count(N) :- aggregate_all(count, tc(_, _, _), N).
+violation_count(Ag, N) :- agent(Ag), aggregate_all(count, (vr_h(_, Ag, C, _), tc(C, _, _)), N).
