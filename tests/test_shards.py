@@ -50,6 +50,49 @@ def test_random_worlds_sharded_equal_unsharded() -> None:
     assert_same(facts, "clingo", resolve_params(ruleset(), settings), workers=3)
 
 
+def test_split_keeps_each_trajectory_whole_however_its_facts_are_written() -> None:
+    """The shards' owners as a person reads them: spacing, string agents, numeric ids written two
+    ways, a query id shared by two trajectories, facts about queries, and orphans."""
+    facts = [
+        "trajectory(ta,kitchen)",
+        "trajectory( tb , hall )",
+        "trajectory(7,porch)",
+        "step_mm(007,250)",  # trajectory 7, written another way
+        "query(qa,move_dir(ta,0,1))",
+        "query( qb , obj_dir( tb , 0 , mug , duck ) )",
+        "query(q7,size(7,0,mug))",
+        "query(qs,move_dir(tc,0,1))",
+        "query(qs,move_dir(td,0,1))",  # one id in two trajectories: tc and td stay together
+        'answer("gpt-4o",qa,move(forward,none))',
+        "answer( ag , qb , left )",
+        "answer(ag,q7,120)",
+        "form(qb,qa)",  # a form goes where its query goes
+        'raw_reply(ag,qs,"forward")',
+        "answer(ag,nowhere,left)",  # an answer to no query: the first shard reports it
+        "query(qx,done)",  # a query with no trajectory: likewise
+    ]
+    shards = split_by_trajectory(facts, 8)
+    where = {f: i for i, shard in enumerate(shards) for f in shard}
+    assert sorted(where) == sorted(facts)
+    same = [
+        ["trajectory(ta,kitchen)", "query(qa,move_dir(ta,0,1))", 'answer("gpt-4o",qa,move(forward,none))'],
+        [
+            "trajectory( tb , hall )",
+            "query( qb , obj_dir( tb , 0 , mug , duck ) )",
+            "answer( ag , qb , left )",
+        ],
+        ["form(qb,qa)", "trajectory( tb , hall )"],
+        ["trajectory(7,porch)", "step_mm(007,250)", "query(q7,size(7,0,mug))", "answer(ag,q7,120)"],
+        ["query(qs,move_dir(tc,0,1))", "query(qs,move_dir(td,0,1))", 'raw_reply(ag,qs,"forward")'],
+        ["answer(ag,nowhere,left)", "query(qx,done)"],
+    ]
+    for group in same:
+        assert len({where[f] for f in group}) == 1, group
+    assert len({where[g[0]] for g in same[:5] if g[0] != "form(qb,qa)"}) == 4  # four groups, four shards
+    assert where["answer(ag,nowhere,left)"] == 0
+    assert shards[where["trajectory(ta,kitchen)"]].index("trajectory(ta,kitchen)") == 0  # input order kept
+
+
 @pytest.mark.parametrize("engine", ["clingo", "prolog"])
 def test_examples_sharded_equal_unsharded(engine: str) -> None:
     facts = read_facts(EXAMPLES).facts
