@@ -162,7 +162,7 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
     ).sort("bin", "rank", "i")
     bins: list[list[str]] = [[] for _ in range(n_bins)]
     for (b,), part in df.group_by("bin", maintain_order=True):
-        bins[int(b)] = part["fact"].to_list()  # type: ignore[call-overload]
+        bins[int(b)] = part["fact"].to_list()
     return [b for b in bins if b] or [[]]
 
 
