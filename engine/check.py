@@ -159,7 +159,9 @@ def run_check(
     holds them in memory). With workers > 1 the facts are split into shards of whole
     trajectories checked by that many processes (engine/shards.py); the result is the same.
     detail=False derives only what the score table needs (what `metalogic check` prints without
-    --out): no explanations and no counts per trajectory, object or answer."""
+    --out): no rows of test cases and violations (only their numbers), no explanations and no counts
+    per trajectory, object or answer. engine="both" always compares everything: the engines must
+    agree on every line, and a disagreement is clearest on the violations themselves."""
     if engine not in ENGINE_CHOICES:
         raise MetalogicError.single(
             f"unknown engine '{engine}'",
@@ -173,6 +175,7 @@ def run_check(
     if warning:
         click.echo(warning, err=True)
     engines = list(ENGINES) if engine == "both" else [engine]
+    detail = detail or engine == "both"
     if "prolog" in engines:
         verify_prolog_twins(rules)
     if workers > 1:
