@@ -187,12 +187,13 @@ def run_check(
         outputs = [run_engine(e, rules, program, params, detail) for e in engines]
     if len(outputs) == 2:
         ensure_agreement(outputs[0], outputs[1])
-    out = outputs[0]
+    out = outputs.pop(0)
+    outputs.clear()  # the other engine's lines, once compared, are not needed
     if out.lines["rule_error"]:
         raise rule_errors(out)
     if out.lines["input_error"]:
         raise input_errors(out, facts)
-    rows = parse_output(out)
+    rows = parse_output(out, consume=True)  # the lines go as their rows come
     known = sorted({r[0] for r in rows.scores})
     for a in agents:
         if a not in known:

@@ -119,52 +119,68 @@ class Rows:
         return sum(self.violation_counts.values())
 
 
-def parse_output(out: EngineOutput) -> Rows:
+def parse_output(out: EngineOutput, consume: bool = False) -> Rows:
+    """The rows of an engine's result lines. consume=True empties `out` while reading it (each
+    predicate's lines are dropped once they are rows), so that a big `check --out` never holds all
+    its lines and all its rows at once."""
+    lines = out.lines if consume else {k: set(v) for k, v in out.lines.items()}
+
+    def take(kind: str) -> set[str]:
+        taken, lines[kind] = lines.get(kind, set()), set()
+        return taken
+
     rows = Rows()
-    for line in sorted(out.lines["testcase"]):
+    for line in sorted(take("testcase")):
         c, mr, sc = split_args(line)
         rows.testcases.append((c, mr, sc))
-    for line in sorted(out.lines["violation"]):
+    for line in sorted(take("violation")):
         ag, c, mr, sc, reason = split_args(line)
         rows.violations.append((label(ag), c, mr, sc, reason))
-    for line in out.lines["score"]:
+    for line in take("score"):
         ag, sc, n, v = split_args(line)
         rows.scores.append((label(ag), sc, int(n), int(v)))
     rows.scores.sort()
-    for line in out.lines["score_mr"]:
+    for line in take("score_mr"):
         ag, sc, mr, n, v = split_args(line)
         rows.scores_mr.append((label(ag), sc, mr, int(n), int(v)))
     rows.scores_mr.sort()
-    for line in out.lines["score_set"]:
+    for line in take("score_set"):
         ag, sc, kind, n, v = split_args(line)
         rows.scores_set.append((label(ag), sc, kind, int(n), int(v)))
     rows.scores_set.sort()
-    for line in out.lines["score_pooled"]:
+    for line in take("score_pooled"):
         ag, sc, n, v = split_args(line)
         rows.pooled[(label(ag), sc)] = (int(n), int(v))
-    for line in out.lines["score_from"]:
+    for line in take("score_from"):
         ag, sc, kind = split_args(line)
         rows.score_from[(label(ag), sc)] = kind
-    for line in out.lines["invalid_cases"]:
+    for line in take("invalid_cases"):
         ag, sc, n = split_args(line)
         rows.invalid[(label(ag), sc)] = int(n)
-    for line in out.lines["score_traj"]:
+    for line in take("score_traj"):
         ag, t, n, v = split_args(line)
         rows.by_trajectory.append((label(ag), label(t), int(n), int(v)))
     rows.by_trajectory.sort()
-    for line in out.lines["score_object"]:
+    for line in take("score_object"):
         ag, t, o, n, v = split_args(line)
         rows.by_object.append((label(ag), label(t), label(o), int(n), int(v)))
     rows.by_object.sort()
-    for line in out.lines["query_score"]:
+    for line in take("query_score"):
         ag, q, n, v = split_args(line)
         rows.by_query[(label(ag), q)] = (int(n), int(v))
-    for line in out.lines["case_count"]:
+    for line in take("case_count"):
         rows.case_count = int(split_args(line)[0])
-    for line in out.lines["violation_count"]:
+    for line in take("violation_count"):
         ag, n = split_args(line)
         rows.violation_counts[label(ag)] = int(n)
-    for line in sorted(out.lines["explain"]):
-        ag, c, fact = split_args(line)
+    explain = take("explain")
+    while explain:  # popped rather than sorted first: a million lines need no second list
+        ag, c, fact = split_args(explain.pop())
         rows.explain.setdefault((label(ag), c), []).append(fact)
+    for facts in rows.explain.values():
+        facts.sort(key=_as_in_line)  # in the order of the lines `explain(Ag,C,Fact)` themselves
     return rows
+
+
+def _as_in_line(fact: str) -> str:
+    return fact + ")"

@@ -26,7 +26,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from typing import TYPE_CHECKING
@@ -320,20 +320,26 @@ def run_sharded(
     ) as pool:
         n = len(parts)
         outs = list(pool.map(_check_shard, [engine] * n, parts, [params] * n, [detail] * n))
+    n_shards = len(parts)
+    del parts  # the facts stay with the caller; the shards' copies are not needed
     merged = merge_outputs(engine, outs, rules)
     if listening():
         ids = tuple(m.id for m in rules.mrs)
-        notify_engine_run(EngineRun(engine, ids, 0, time.perf_counter() - t0, shards=len(parts)))
+        notify_engine_run(EngineRun(engine, ids, 0, time.perf_counter() - t0, shards=n_shards))
     return merged
 
 
-def merge_outputs(engine: str, outs: Iterable[EngineOutput], rules: RuleSet) -> EngineOutput:
-    """One run's lines from its shards' lines: what belongs to one shard is collected; the counts
+def merge_outputs(engine: str, outs: list[EngineOutput], rules: RuleSet) -> EngineOutput:
+    """One run's lines from its shards' lines, emptying `outs` (each shard's output is let go once
+    merged, so a big run holds its lines once): what belongs to one shard is collected; the counts
     are merged by the rules of logic/core/merge.lp (which read the MRs' declarations for the kinds
     of evidence), the totals and the headline following as in one run."""
     merged = EngineOutput(engine)
     parts: list[Fun] = []
-    for i, out in enumerate(outs):
+    outs.reverse()
+    i = -1
+    while outs:
+        out, i = outs.pop(), i + 1
         for kind, lines in out.lines.items():
             if kind in MERGE_INPUT:
                 # as data, not program text: an agent's name is a string from the facts

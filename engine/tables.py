@@ -259,9 +259,27 @@ def _write(df: pl.DataFrame, path: Path, fmt: str) -> None:
         )
         flat.write_csv(path)
     elif fmt == "json":
-        path.write_text(json.dumps(df.to_dicts(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        _write_json_rows(df, path)
     else:
         df.write_parquet(path)
+
+
+def _write_json_rows(df: pl.DataFrame, path: Path, batch: int = 20_000) -> None:
+    """The table as a JSON list of row objects, the text `json.dumps(df.to_dicts(), indent=1)`
+    would give, written a batch of rows at a time: a million rows as one list of dicts and one
+    string took gigabytes."""
+    with path.open("w", encoding="utf-8") as fh:
+        if df.height == 0:
+            fh.write("[]\n")
+            return
+        fh.write("[\n")
+        first = True
+        for start in range(0, df.height, batch):
+            for row in df.slice(start, batch).iter_rows(named=True):
+                text = json.dumps(row, indent=1, ensure_ascii=False).replace("\n", "\n ")
+                fh.write((" " if first else ",\n ") + text)
+                first = False
+        fh.write("\n]\n")
 
 
 def _atomic(path: Path, write: Callable[[Path], object]) -> None:

@@ -286,3 +286,31 @@ def test_the_memory_verifier_checks_a_batch_in_memory(
         queries_program=(DATA / "queries.lp").read_text(),
     )
     assert got == want and sum(v for _, v in got.values()) > 0
+
+
+def test_json_tables_are_written_in_batches_with_the_same_text(tmp_path: Path) -> None:
+    """JSON tables are streamed a batch of rows at a time (a million rows as one list of dicts
+    took gigabytes); the file is the text one json.dumps of all the rows gives."""
+    import polars as pl
+
+    from metalogic.engine.tables import _write_json_rows
+
+    frames = [
+        pl.DataFrame({"agent": pl.Series([], dtype=pl.Utf8)}),
+        pl.DataFrame(
+            {
+                "agent": ['say "hi"\nthen', "é", "plain"],
+                "facts": [["query(q1,size(t,0,mug))", "a\tb"], [], ["x"]],
+                "share": [None, 0.5, 1.0],
+            }
+        ),
+    ]
+    for df in frames:
+        for batch in (1, 2, 20_000):
+            path = tmp_path / "t.json"
+            _write_json_rows(df, path, batch=batch)
+            assert (
+                path.read_text(encoding="utf-8")
+                == json.dumps(df.to_dicts(), indent=1, ensure_ascii=False) + "\n"
+            )
+            assert json.loads(path.read_text(encoding="utf-8")) == df.to_dicts()
