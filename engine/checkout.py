@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -142,7 +142,14 @@ def load_truth(res: CheckResult) -> dict[str, str]:
 
     if not any(f.startswith("gt_") for f in res.facts.facts):
         return {}  # the truth rules derive nothing without gt_* facts
-    return {canon(q): canon(v) for q, v in true_answers(res.facts.program(), res.params).items()}
+    # The truth follows from the world and the questions alone: the agents' answers (most of a big
+    # run's facts, which the shared query rules would type one by one) stay out of its program.
+    world = [f for f in res.facts.facts if f.split("(", 1)[0].strip() not in _AGENT_FACTS]
+    program = "".join(f"{f}.\n" for f in dict.fromkeys(world))
+    return {canon(q): canon(v) for q, v in true_answers(program, res.params).items()}
+
+
+_AGENT_FACTS = frozenset({"answer", "raw_reply"})
 
 
 def canon(s: str) -> str:
@@ -230,13 +237,23 @@ def _frame(rows: list[dict[str, Any]], name: str) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=COLUMNS[name])
 
 
-def extra_frames(res: CheckResult) -> dict[str, pl.DataFrame]:
-    """The tables a report needs beyond engine/tables.py's: answers, questions, accuracy, frames
-    and boxes."""
+def extra_frame_builders(res: CheckResult) -> dict[str, Callable[[], pl.DataFrame]]:
+    """The tables a report needs beyond engine/tables.py's (answers, questions, accuracy, frames
+    and boxes), each built when called (as tables.frame_builders)."""
     idx = index_facts(res)
     truth = load_truth(res)
+    return {
+        "answers": lambda: _frame(_answer_rows(res, idx), "answers"),
+        "questions": lambda: _frame(_question_rows(idx, truth), "questions"),
+        "accuracy": lambda: _frame(accuracy_rows(res, idx, truth) if truth else [], "accuracy"),
+        "frames": lambda: _frame(_frame_rows(idx), "frames"),
+        "boxes": lambda: _frame(_box_rows(idx), "boxes"),
+    }
+
+
+def _answer_rows(res: CheckResult, idx: RunIndex) -> list[dict[str, Any]]:
     keep = set(res.agents)
-    answers = [
+    return [
         {
             "agent": agent,
             "query": q,
@@ -249,12 +266,21 @@ def extra_frames(res: CheckResult) -> dict[str, pl.DataFrame]:
         for (agent, q), value in sorted(idx.answers.items())
         if agent in keep
     ]
-    questions = [
+
+
+def _question_rows(idx: RunIndex, truth: Mapping[str, str]) -> list[dict[str, Any]]:
+    return [
         {"query": q, "content": text(c), "form": idx.forms.get(q), "sc": query_sc(c), "truth": truth.get(q)}
         for q, c in sorted(idx.queries.items())
     ]
-    places = sorted(set(idx.frames) | {k for k, v in idx.boxes.items() if v})
-    frames = [
+
+
+def _places(idx: RunIndex) -> list[tuple[str, int]]:
+    return sorted(set(idx.frames) | {k for k, v in idx.boxes.items() if v})
+
+
+def _frame_rows(idx: RunIndex) -> list[dict[str, Any]]:
+    return [
         {
             "trajectory": t,
             "state": s,
@@ -262,9 +288,12 @@ def extra_frames(res: CheckResult) -> dict[str, pl.DataFrame]:
             "image_width": idx.image_size[t][0] if t in idx.image_size else None,
             "image_height": idx.image_size[t][1] if t in idx.image_size else None,
         }
-        for t, s in places
+        for t, s in _places(idx)
     ]
-    boxes = [
+
+
+def _box_rows(idx: RunIndex) -> list[dict[str, Any]]:
+    return [
         {
             "trajectory": t,
             "state": s,
@@ -272,16 +301,9 @@ def extra_frames(res: CheckResult) -> dict[str, pl.DataFrame]:
             "class": b["cls"],
             **dict(zip(("x1", "y1", "x2", "y2"), b["box"], strict=True)),
         }
-        for (t, s) in places
+        for (t, s) in _places(idx)
         for b in idx.boxes.get((t, s), [])
     ]
-    return {
-        "answers": _frame(answers, "answers"),
-        "questions": _frame(questions, "questions"),
-        "accuracy": _frame(accuracy_rows(res, idx, truth) if truth else [], "accuracy"),
-        "frames": _frame(frames, "frames"),
-        "boxes": _frame(boxes, "boxes"),
-    }
 
 
 # ---- writing -------------------------------------------------------------------------------------
@@ -328,13 +350,15 @@ def write_check_output(
     if not res.detail:
         raise ValueError("write_check_output needs a check made with run_check(..., detail=True)")
 
-    frames = {**tables.all_frames(res), **extra_frames(res)}
+    builders = {**tables.frame_builders(res), **extra_frame_builders(res)}
     stale = out_dir / MANIFEST
     if stale.is_file() and not stale.is_symlink():
         stale.unlink()  # until the new manifest is written, the folder has none
-    written = tables.write_tables(frames, out_dir, formats)
+    written: list[Path] = []
     files: dict[str, dict[str, Any]] = {}
-    for name, df in frames.items():
+    for name, build in builders.items():  # one table at a time: built, written, let go
+        df = build()
+        written += tables.write_tables({name: df}, out_dir, formats)
         files[name] = {
             "rows": df.height,
             "files": {
@@ -342,6 +366,7 @@ def write_check_output(
                 for fmt in formats
             },
         }
+        del df  # before the next table is built
     mrs = res.rules.mrs
     manifest = {
         "kind": KIND,

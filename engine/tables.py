@@ -188,15 +188,17 @@ def error_rates(res: CheckResult) -> pl.DataFrame:
     )
 
 
-def all_frames(res: CheckResult) -> dict[str, pl.DataFrame]:
+def frame_builders(res: CheckResult) -> dict[str, Callable[[], pl.DataFrame]]:
+    """Each table of a check by name, built when called: `check --out` writes one table before
+    building the next, so that a big run never holds all of them at once."""
     return {
-        "scores": scores_frame(res),
-        "scores_by_set": set_frame(res),
-        "scores_by_mr": mr_frame(res),
-        "violations": violations_frame(res),
-        "trajectories": trajectory_frame(res),
-        "objects": object_frame(res),
-        "error_rates": error_rates(res),
+        "scores": lambda: scores_frame(res),
+        "scores_by_set": lambda: set_frame(res),
+        "scores_by_mr": lambda: mr_frame(res),
+        "violations": lambda: violations_frame(res),
+        "trajectories": lambda: trajectory_frame(res),
+        "objects": lambda: object_frame(res),
+        "error_rates": lambda: error_rates(res),
     }
 
 
