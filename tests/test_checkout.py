@@ -314,3 +314,16 @@ def test_json_tables_are_written_in_batches_with_the_same_text(tmp_path: Path) -
                 == json.dumps(df.to_dicts(), indent=1, ensure_ascii=False) + "\n"
             )
             assert json.loads(path.read_text(encoding="utf-8")) == df.to_dicts()
+
+
+def test_the_truth_of_a_check_does_not_read_the_agents_answers() -> None:
+    """`check --out` gives the truth rules the world and the questions without the answers (most of
+    a big run's facts); that must change no truthful answer."""
+    from metalogic.engine.facts import read_facts
+    from metalogic.engine.truth import true_answers
+
+    facts = read_facts(Path(__file__).parent / "data" / "report")  # a world with its ground truth
+    world = [f for f in facts.facts if not f.startswith(("answer(", "raw_reply("))]
+    assert len(world) < len(facts.facts)
+    full = true_answers(facts.program())
+    assert full and true_answers("".join(f"{f}.\n" for f in world)) == full
