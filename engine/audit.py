@@ -22,7 +22,8 @@ from pathlib import Path
 
 import clingo
 
-from metalogic.engine.rules import MR, RuleSet
+from metalogic.engine.declarations import MR
+from metalogic.engine.rules import RuleSet
 from metalogic.engine.session import Session
 from metalogic.engine.truth import TRUTH_DIR
 from metalogic.logic import CORE_DIR, LOGIC_DIR
