@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from metalogic.engine.audit import CHECK_CORE
+from metalogic.engine.audit_worlds import CHECK_CORE
 from metalogic.engine.backends import EngineOutput
 from metalogic.engine.differential import differences
 from metalogic.engine.entries import included, twin
