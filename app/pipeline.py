@@ -1,15 +1,14 @@
 """`metalogic run CONFIG.toml` and `metalogic demo`: the whole evaluation in one command.
 
 Stages: worlds (simulate or import) -> extract -> generate -> ask (one stage per agent) -> check
--> report. Each stage has a key: a hash of its own configuration and of the keys of the stages it
-reads. A stage whose recorded key matches and whose outputs exist is skipped, so re-running an
-unchanged configuration does no work and changing one agent re-asks only that agent.
+-> report. Each stage has a key (app/stagekeys.py): a hash of its own configuration and of the keys
+of the stages it reads. A stage whose recorded key matches and whose outputs exist is skipped, so
+re-running an unchanged configuration does no work and changing one agent re-asks only that agent.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import shutil
 import time
@@ -19,8 +18,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from metalogic import __version__
 from metalogic.app.runconfig import AgentEntry, RunConfig, World
+from metalogic.app.stagekeys import code_hash, detector_hash, rules_hash, stage_key, tree_hash
 from metalogic.engine.errors import MetalogicError
 
 STATE_DIR = ".metalogic"
@@ -44,59 +43,6 @@ class RunOutcome:
     @property
     def ran(self) -> list[str]:
         return [s.name for s in self.stages if s.status == "ran"]
-
-
-def _key(parts: dict[str, Any]) -> str:
-    blob = json.dumps({"metalogic": __version__, **parts}, sort_keys=True, default=str)
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def _tree_hash(path: Path) -> str:
-    """Content hash of a file or folder (for imported sources)."""
-    h = hashlib.sha256()
-    files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-    for f in files:
-        h.update(str(f.relative_to(path.parent if path.is_file() else path)).encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _rules_hash(extra: list[str], base: Path) -> str:
-    """Content hash of the shipped rule files and of any --rules folders: a changed rule re-runs the
-    stages that use the rules."""
-    from metalogic.logic import CORE_DIR
-
-    h = hashlib.sha256()
-    for root in [CORE_DIR.parent, *((base / d).resolve() for d in extra)]:
-        if root.exists():
-            for f in sorted(p for p in root.rglob("*") if p.suffix in (".lp", ".pl", ".facts", ".decl")):
-                h.update(str(f.relative_to(root)).encode())
-                h.update(f.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _code_hash(package: str) -> str:
-    """Content hash of a package's Python sources: an upgrade that changes what a stage writes (new
-    scene facts, say) re-runs that stage instead of keeping its old output as up to date."""
-    import importlib
-
-    root = Path(str(importlib.import_module(package).__file__)).parent
-    h = hashlib.sha256()
-    for f in sorted(root.rglob("*.py")):
-        h.update(str(f.relative_to(root)).encode())
-        h.update(f.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _detector_hash(detector: str | None, base: Path) -> str:
-    """Content hash of the detector weights the extract stage will use ('gt' has none)."""
-    if detector == "gt":
-        return "gt"
-    from metalogic.extract.tracking import DEFAULT_DETECTOR, DETECTORS
-
-    name = DEFAULT_DETECTOR if detector in (None, "default") else detector
-    path = DETECTORS.get(name) or (base / name).resolve()
-    return _tree_hash(path) if path.is_file() else f"missing:{path}"
 
 
 class Runner:
@@ -256,8 +202,8 @@ class Runner:
                         expected="an existing file or folder",
                         fix="fix path = ... in the [[world]] table",
                     )
-                parts["source"] = _tree_hash(src)
-            key = _key(parts)
+                parts["source"] = tree_hash(src)
+            key = stage_key(parts)
             made = self._own_folders(self._record(f"world-{w.name}"), traj_root)
             keys.append(
                 self.stage(
@@ -316,12 +262,12 @@ class Runner:
     def extract(self, world_keys: list[str]) -> str:
         cfg = self.cfg.extract
         base = self.cfg.path.resolve().parent
-        key = _key(
+        key = stage_key(
             {
                 "extract": cfg,
                 "worlds": world_keys,
-                "weights": _detector_hash(cfg.get("detector"), base),
-                "code": _code_hash("metalogic.extract"),
+                "weights": detector_hash(cfg.get("detector"), base),
+                "code": code_hash("metalogic.extract"),
             }
         )
         facts = self.out / "facts"
@@ -347,7 +293,7 @@ class Runner:
 
     def generate(self, extract_key: str) -> str:
         cfg = self.cfg.generate
-        key = _key({"generate": cfg, "extract": extract_key, "rules": _rules_hash([], Path("."))})
+        key = stage_key({"generate": cfg, "extract": extract_key, "rules": rules_hash([], Path("."))})
         questions = self.out / "questions"
 
         def act(_old: dict[str, Any]) -> str:
@@ -369,7 +315,7 @@ class Runner:
     def ask(self, gen_key: str) -> list[str]:
         keys = []
         for a in self.cfg.agents:
-            key = _key(
+            key = stage_key(
                 {
                     "agent": {"spec": a.spec, "prompting": a.prompting, "limit": a.limit, **a.settings},
                     "generate": gen_key,
@@ -432,8 +378,10 @@ class Runner:
         from metalogic.engine.checkout import FORMAT, MANIFEST
 
         cfg = self.cfg.check
-        rules = _rules_hash(list(cfg.get("rules", [])), self.cfg.path.resolve().parent)
-        key = _key({"check": cfg, "generate": gen_key, "asks": ask_keys, "rules": rules, "output": FORMAT})
+        rules = rules_hash(list(cfg.get("rules", [])), self.cfg.path.resolve().parent)
+        key = stage_key(
+            {"check": cfg, "generate": gen_key, "asks": ask_keys, "rules": rules, "output": FORMAT}
+        )
         out = self.out / "check"
 
         def act(_old: dict[str, Any]) -> str:
@@ -461,7 +409,7 @@ class Runner:
         if not self.cfg.report:
             return None
         path = self.out / "report" / "report.html"
-        key = _key({"report": True, "check": check_key, "engine": self.cfg.check.get("engine", "both")})
+        key = stage_key({"report": True, "check": check_key, "engine": self.cfg.check.get("engine", "both")})
 
         def act(_old: dict[str, Any]) -> str:
             from metalogic.app.report import build_report, write_report

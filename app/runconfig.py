@@ -260,7 +260,8 @@ def _check_extract(r: _Reader, extract: dict[str, Any]) -> None:
 
 
 def _check_generate(r: _Reader, generate: dict[str, Any]) -> None:
-    from metalogic.engine.generate import check_strategy, parse_limit, parse_scs
+    from metalogic.engine.generate import parse_limit, parse_scs
+    from metalogic.engine.generate_combos import check_strategy
 
     scs = _strings(r, generate, "sc", 'capabilities, e.g. sc = ["sc1a", "sc2"]')
     if scs is not None:

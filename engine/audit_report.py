@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from metalogic.engine.audit import AuditReport, Verdict
+from metalogic.engine.audit_verdicts import AuditReport, Verdict
 from metalogic.engine.tables import _atomic
 
 MARK = {True: "ok", False: "FAIL"}

@@ -16,11 +16,12 @@ from decimal import Decimal
 import click
 
 from metalogic.engine.backends import ENGINES, EngineOutput, prolog_declarations, run_engine
+from metalogic.engine.declarations import MR, Param
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
 from metalogic.engine.input_errors import input_errors
 from metalogic.engine.results import Rows, parse_output
-from metalogic.engine.rules import MR, Param, RuleSet, load_ruleset, select_mrs
+from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 from metalogic.engine.terms import Fun, parse_term, text
 
 ENGINE_CHOICES = (*ENGINES, "both")

@@ -4,44 +4,48 @@ Which combinations of states and objects make a test case, and which queries (co
 form) each combination asks, is declared in logic/generate/*.lp. This module only
 
 1. reads and checks the scene facts,
-2. asks clingo for the candidate combinations of the chosen capabilities,
+2. asks clingo for the candidate combinations of the chosen capabilities (engine/generate_combos.py),
 3. samples up to N of them per trajectory (seeded; the same seed gives the same bytes),
-4. gives every distinct query one stable id, so one answer serves every case that needs it,
+4. gives every distinct query one stable id, so one answer serves every case that needs it
+   (engine/generate_files.py),
 5. runs the MR rules over the chosen queries to count the test cases they really form, and
 6. writes RUN_DIR/scene.lp, RUN_DIR/queries.lp and RUN_DIR/run.json atomically.
 """
 
 from __future__ import annotations
 
-import hashlib
-import heapq
 import json
-import os
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import clingo
 
 from metalogic import __version__
 from metalogic.engine import schema
 from metalogic.engine.backends import EngineOutput
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
+from metalogic.engine.generate_combos import (
+    GEN_DIR,
+    check_strategy,
+    enumerate_combos,
+    sample,
+    shown_symbols,
+)
+from metalogic.engine.generate_files import (
+    assign_ids,
+    check_out_dir,
+    render_queries,
+    render_scene,
+    write_atomically,
+)
 from metalogic.engine.input_errors import input_errors
-from metalogic.engine.results import split_args
 from metalogic.engine.rules import load_ruleset
 from metalogic.engine.session import Session
-from metalogic.engine.terms import Fun, parse_term, text
+from metalogic.engine.terms import parse_term
 from metalogic.engine.vocab import vocabulary
-from metalogic.logic import LOGIC_DIR
 
-GEN_DIR = LOGIC_DIR / "generate"
 TALLY = GEN_DIR / "tally.lp"
-ENUMERATE = GEN_DIR / "enumerate.lp"  # the files the combinations come from (not the tally)
-STRATEGIES = ("share", "spread")
 SCENE_GROUPS = ("scene", "truth")
 # What a capability needs from the scene before it gets any combination (for the notes).
 NEEDS = {
@@ -57,20 +61,6 @@ NEEDS = {
     "sc4b": "a persistent object seen whole in a frame whose camera pitch is known",
 }
 MOVEMENT_SCS = ("sc1a", "sc1b")
-
-Query = tuple[str, str]  # (content, form) as canonical text
-
-
-@dataclass(frozen=True)
-class Combo:
-    """One candidate combination: c(T, SC, MR, Key) and the queries it asks."""
-
-    key: str
-    traj: str
-    sc: str
-    mr: str
-    shape: str  # the functor of Key: win, pair, tri, view, ego, two, same
-    queries: tuple[Query, ...]
 
 
 @dataclass
@@ -129,15 +119,6 @@ def parse_limit(value: str | int | None) -> int | None:
         expected="a whole number of combinations per trajectory, at least 1, or 'all'",
         fix="e.g. --max-per-trajectory 50",
     )
-
-
-def check_strategy(strategy: str) -> None:
-    if strategy not in STRATEGIES:
-        raise MetalogicError.single(
-            f"unknown strategy '{strategy}'",
-            expected=" or ".join(STRATEGIES),
-            fix=did_you_mean(strategy, STRATEGIES),
-        )
 
 
 def gen_param_defaults() -> dict[str, tuple[int, str]]:
@@ -231,187 +212,6 @@ def read_scene(facts_dir: str | Path, scs: Sequence[str]) -> FactSet:
     return facts
 
 
-# ---- enumeration (logic) ---------------------------------------------------------------------
-
-
-def _ground_and_collect(files: Sequence[Path], program: str, shows: Sequence[str]) -> list[clingo.Symbol]:
-    session = Session("clingo").load(*files)
-    return session.add(program + "".join(f"#show {s}.\n" for s in shows)).symbols()
-
-
-def by_trajectory(facts: FactSet) -> dict[str, str]:
-    """The scene program split by trajectory (the first argument of every scene predicate): the
-    combination rules never relate two trajectories, so each is enumerated on its own."""
-    parts: dict[str, list[str]] = {}
-    for f in facts.facts:
-        parts.setdefault(split_args(f)[0].strip(), []).append(f"{f}.\n")
-    return {t: "".join(lines) for t, lines in sorted(parts.items())}
-
-
-def enumerate_combos(facts: FactSet, scs: Sequence[str], params: dict[str, int]) -> list[Combo]:
-    """The candidate combinations the rules in logic/generate derive from the scene."""
-    extra = "".join(f"want({sc}).\n" for sc in scs)
-    extra += "".join(f"gen_param_override({k},{v}).\n" for k, v in sorted(params.items()))
-    combos: list[Combo] = []
-    for program in by_trajectory(facts).values():
-        combos += _combos_of(program + extra)
-    return combos
-
-
-def _combos_of(program: str) -> list[Combo]:
-    forms: dict[tuple[str, str], str] = {}
-    needs: dict[str, set[tuple[str, str, str]]] = {}
-    for sym in _ground_and_collect([ENUMERATE], program, ["need/4", "form_for/3"]):
-        atom = str(sym)
-        if atom.startswith("form_for("):
-            kind, role, form = split_args(atom)
-            forms[(kind, role)] = form
-        else:
-            key, kind, content, role = _split_need(atom)
-            needs.setdefault(key, set()).add((kind, content, role))
-    combos = []
-    for key in sorted(needs):
-        t, sc, mr, shape = key[2:-1].split(",", 3)  # c(T,SC,MR,Key): T, SC and MR have no commas
-        queries = tuple(sorted({(x, forms[(k, r)]) for k, x, r in needs[key]}))
-        combos.append(Combo(key, t, sc, mr, shape.split("(")[0], queries))
-    return combos
-
-
-def _split_need(atom: str) -> tuple[str, str, str, str]:
-    """need(Key,Kind,Content,Role) -> its four arguments. A query content has only identifiers and
-    integers as arguments, so its '(' is the last one before Role; plain string search is enough
-    (and many times faster than converting clingo symbols piece by piece)."""
-    head, _, role = atom[5:-1].rpartition(",")
-    paren = head.rfind("(")
-    comma = head.rfind(",", 0, paren)
-    kind_at = head.rfind(",", 0, comma)
-    return head[:kind_at], head[kind_at + 1 : comma], head[comma + 1 :], role
-
-
-# ---- sampling (Python: seeded and reproducible) ----------------------------------------------
-
-
-def _rank(seed: int, key: str) -> str:
-    return hashlib.sha256(f"{seed}\x00{key}".encode()).hexdigest()
-
-
-def sample(combos: Sequence[Combo], limit: int | None, seed: int, strategy: str = "share") -> list[Combo]:
-    """Up to `limit` combinations per trajectory, taken in turn from each (SC, MR, shape) group, each
-    group getting a share of the limit in proportion to its candidates (and at least one where there
-    is room), so a sample keeps the whole's mix. `share` takes, within a group, a combination that
-    needs the fewest queries not chosen yet (ties in seeded order); `spread` takes them in seeded
-    order. A combination whose queries are all chosen already is a test case for free and is not counted."""
-    check_strategy(strategy)
-    if limit is None:
-        return list(combos)
-    by_traj: dict[str, list[Combo]] = {}
-    for c in combos:
-        by_traj.setdefault(c.traj, []).append(c)
-    picked: list[Combo] = []
-    for traj in sorted(by_traj):
-        picked += _sample_one(by_traj[traj], limit, seed, share=strategy == "share")
-    return picked
-
-
-def _quotas(sizes: dict[tuple[str, str, str], int], limit: int) -> dict[tuple[str, str, str], int]:
-    """Split `limit` picks over the groups in proportion to their candidates (largest remainders
-    first, ties by group), so a sample keeps the mix of the whole: the MRs that check answers
-    against the frames keep their share next to those that compare answers with each other."""
-    total = sum(sizes.values())
-    if total <= limit:
-        return dict(sizes)
-    base = {g: 1 if limit >= len(sizes) else 0 for g in sizes}  # each group served when there is room
-    spare = limit - sum(base.values())
-    exact = {g: spare * (n - base[g]) / (total - sum(base.values())) for g, n in sizes.items()}
-    quota = {g: base[g] + int(x) for g, x in exact.items()}
-    rest = sorted(sizes, key=lambda g: (-(exact[g] - int(exact[g])), g))
-    for g in rest[: limit - sum(quota.values())]:
-        quota[g] += 1
-    return quota
-
-
-def _sample_one(combos: list[Combo], limit: int, seed: int, *, share: bool) -> list[Combo]:
-    ranks = [_rank(seed, c.key) for c in combos]
-    groups: dict[tuple[str, str, str], list[tuple[int, str, int]]] = {}
-    users: dict[Query, list[int]] = {}
-    for i, c in enumerate(combos):
-        groups.setdefault((c.sc, c.mr, c.shape), []).append((len(c.queries) if share else 0, ranks[i], i))
-        for q in c.queries:
-            users.setdefault(q, []).append(i)
-    quota = _quotas({g: len(h) for g, h in groups.items()}, limit)
-    for heap in groups.values():
-        heapq.heapify(heap)
-    chosen: set[Query] = set()
-    done = [False] * len(combos)
-    taken = dict.fromkeys(groups, 0)
-
-    def cost(i: int) -> int:
-        return sum(q not in chosen for q in combos[i].queries)
-
-    def pop_best(heap: list[tuple[int, str, int]]) -> int | None:
-        while heap:
-            stored, _, i = heapq.heappop(heap)
-            if done[i] or (share and stored != cost(i)):
-                continue  # taken, or a stale entry (a cheaper one was pushed when its cost fell)
-            done[i] = True
-            if cost(i) > 0:
-                return i
-        return None
-
-    picked: list[Combo] = []
-    active = sorted(groups)
-    while active and len(picked) < limit:
-        # Once every group has had its share, the groups that still have candidates fill the rest.
-        full = all(taken[g] >= quota[g] for g in active)
-        for g in list(active):
-            if len(picked) >= limit:
-                break
-            best = pop_best(groups[g]) if full or taken[g] < quota[g] else None
-            if best is None:
-                if full or not groups[g]:
-                    active.remove(g)
-                continue
-            taken[g] += 1
-            picked.append(combos[best])
-            new = [q for q in combos[best].queries if q not in chosen]
-            chosen.update(new)
-            if share:
-                for q in new:
-                    for j in users[q]:
-                        if not done[j]:
-                            c = combos[j]
-                            heapq.heappush(groups[(c.sc, c.mr, c.shape)], (cost(j), ranks[j], j))
-    return picked
-
-
-# ---- query ids -------------------------------------------------------------------------------
-
-
-def query_id(content: str, form: str) -> str:
-    """A stable, readable id: 'q' and the first hex digits of a hash of content and form."""
-    return "q" + hashlib.sha256(f"{content} {form}".encode()).hexdigest()[:10]
-
-
-def _order_key(content: str) -> tuple[object, ...]:
-    term = parse_term(content)
-    assert isinstance(term, Fun)
-    kinds = list(schema.QUERY_KINDS)
-    args = tuple((0, a, "") if isinstance(a, int) else (1, 0, text(a)) for a in term.args)
-    return (args[0], kinds.index(term.name), args[1:])
-
-
-def assign_ids(queries: Iterable[Query]) -> list[tuple[str, str, str]]:
-    """(id, content, form) for each distinct query, in a fixed order: trajectory, kind, states,
-    objects, form."""
-    rows = sorted(set(queries), key=lambda q: (_order_key(q[0]), q[1]))
-    ids = [query_id(c, f) for c, f in rows]
-    if len(set(ids)) != len(ids):  # 40-bit hashes: practically never; refuse rather than merge
-        raise MetalogicError.single(
-            "two generated queries got the same id", fix="report this; a longer id is needed"
-        )
-    return [(q, c, f) for q, (c, f) in zip(ids, rows, strict=True)]
-
-
 # ---- counting (the MR rules decide) -----------------------------------------------------------
 
 
@@ -427,7 +227,7 @@ class Tally:
 def tally(facts: FactSet, queries_program: str) -> Tally:
     """Run the core and MR rules over scene + queries: the test cases they form, per SC and MR."""
     rules = load_ruleset()
-    syms = _ground_and_collect(
+    syms = shown_symbols(
         [*rules.lp_files, TALLY],
         facts.program() + queries_program,
         ["input_error/1", "gen_cases/3", "gen_sc/3", "gen_total/2", "gen_unused/1"],
@@ -452,71 +252,11 @@ def tally(facts: FactSet, queries_program: str) -> Tally:
     return t
 
 
-# ---- writing ---------------------------------------------------------------------------------
-
-
-def render_queries(rows: Sequence[tuple[str, str, str]]) -> str:
-    lines = [
-        "% Queries written by metalogic generate: query(Id, Content) and form(Id, Form).\n",
-        "% One id per distinct content and surface form; every test case that needs it shares it.\n",
-    ]
-    for q, content, form in rows:
-        lines.append(f"query({q}, {content}).\nform({q}, {form}).\n")
-    return "".join(lines)
-
-
-def render_scene(facts: FactSet) -> str:
-    head = (
-        f"% Scene facts read by metalogic generate from {len(facts.files)} file(s); frame paths are\n"
-        "% relative to scene_root in run.json.\n"
-    )
-    return head + facts.program()
-
-
-def check_out_dir(facts_dir: Path, out: Path) -> None:
-    src, dst = facts_dir.resolve(), out.resolve()
-    if dst == src or src in dst.parents:
-        raise MetalogicError.single(
-            f"--out '{out}' lies inside the facts folder '{facts_dir}'",
-            expected="a run folder outside the scene facts (the next read of the facts would pick up "
-            "the queries)",
-            fix="choose another folder, e.g. --out runs/first",
-        )
-    ours = {out / "scene.lp", out / "queries.lp"}
-    other = sorted(p for p in out.rglob("*.lp") if p not in ours) if out.is_dir() else []
-    if other:
-        raise MetalogicError.single(
-            f"'{out}' already holds answers or other facts; new query ids would leave them without "
-            "their queries",
-            where=display_path(other[0]),
-            expected="a new run folder, or one holding only scene.lp, queries.lp and run.json",
-            fix="choose another --out folder, or move the other facts away first",
-        )
-
-
-def write_atomically(files: dict[Path, str]) -> None:
-    """Write every file to a temporary name in its folder first, then move them all into place."""
-    temps: list[tuple[str, Path]] = []
-    try:
-        for path, content in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            temps.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(content)
-        for tmp, path in temps:
-            os.replace(tmp, path)
-    except OSError as exc:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
-        raise MetalogicError.single(
-            f"cannot write the run folder: {exc.strerror}",
-            where=str(exc.filename or ""),
-            fix="check the --out path and its permissions",
-        ) from None
+# ---- the manifest (run.json) -----------------------------------------------------------------
 
 
 def run_manifest(res: GenerateResult, facts_dir: Path, params: dict[str, int]) -> dict[str, object]:
+    """What run.json records: the settings, the scene it was read from and the counts."""
     by_sc: dict[str, dict[str, int]] = {}
     for (sc, mr), n in sorted(res.cases.items()):
         by_sc.setdefault(sc, {})[mr] = n

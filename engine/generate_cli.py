@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from metalogic.engine.generate import STRATEGIES, GenerateResult, generate
+from metalogic.engine.generate import GenerateResult, generate
+from metalogic.engine.generate_combos import STRATEGIES
 from metalogic.engine.options import const_choice
 
 

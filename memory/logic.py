@@ -154,7 +154,7 @@ class Ranked:
 def param_defaults(name: str) -> dict[str, int]:
     """The parameters of a memory program and their defaults, read as data from its declaration
     file logic/memory/NAME.decl (which both of its rule files include): the one place they are set."""
-    from metalogic.engine.rules import read_declarations
+    from metalogic.engine.declarations import read_declarations
 
     path = MEMORY_LOGIC / f"{name}.decl"
     decl, problems = read_declarations(path)

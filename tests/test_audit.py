@@ -8,7 +8,11 @@ import shutil
 from pathlib import Path
 
 from helpers import ROOT, run_cli
-from metalogic.engine.audit import FAMILIES, completeness, non_redundancy, soundness, tightness
+from metalogic.engine.audit_completeness import completeness
+from metalogic.engine.audit_redundancy import non_redundancy
+from metalogic.engine.audit_soundness import soundness
+from metalogic.engine.audit_tightness import tightness
+from metalogic.engine.audit_worlds import FAMILIES
 from metalogic.engine.check import run_check
 from metalogic.engine.rules import load_ruleset
 from metalogic.logic import CORE_DIR

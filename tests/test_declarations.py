@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from metalogic.engine.rules import CORE_DECLS, DECLARATIONS, load_ruleset, read_declarations
+from metalogic.engine.declarations import DECLARATIONS, read_declarations
+from metalogic.engine.rules import CORE_DECLS, load_ruleset
 from metalogic.engine.session import Session
 from metalogic.engine.terms import quote
 from metalogic.logic import CORE_DIR, LOGIC_DIR, MRS_DIR

@@ -167,6 +167,6 @@ def test_a_changed_extractor_reruns_extract(tmp_path: Path, monkeypatch: pytest.
 
     run_pipeline(load_config(write(tmp_path)))
     assert run_pipeline(load_config(write(tmp_path))).ran == []
-    real = pipeline._code_hash
-    monkeypatch.setattr(pipeline, "_code_hash", lambda package: real(package) + "-changed")
+    real = pipeline.code_hash
+    monkeypatch.setattr(pipeline, "code_hash", lambda package: real(package) + "-changed")
     assert run_pipeline(load_config(write(tmp_path))).ran[0] == "extract"

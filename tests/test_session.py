@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from metalogic.engine.audit import CHECK_CORE
+from metalogic.engine.audit_worlds import CHECK_CORE
 from metalogic.engine.backends import EngineOutput
 from metalogic.engine.differential import differences
 from metalogic.engine.entries import included, twin
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.generate import ENUMERATE
+from metalogic.engine.generate_combos import ENUMERATE
 from metalogic.engine.rules import CORE_ENTRY, CORE_NAMES
 from metalogic.engine.session import Session
 from metalogic.engine.terms import Atom, Fun, Str
