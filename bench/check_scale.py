@@ -11,7 +11,12 @@ the agent, and ~10% asked again in another form), answered by five agents: a tru
 noisy ones (10%, 30% and 100% of answers replaced by random values, 1% invalid) and one named by a
 string.
 
-Measured per size, in one run: clingo as one `check` in one process, phase by phase (reading the
+A second workload, `worlds` (bench/world_runs.py), is a run folder made by the project's own
+pipeline: synthetic 3-D worlds with cameras and boxes, every question `metalogic generate` asks
+about them, and five reference agents' answers from `metalogic ask`. It is the one where the MRs
+that read boxes (mr5, mr7-mr11, mr16) make test cases; the household templates have no camera.
+
+Measured per workload and size, in one run: clingo as one `check` in one process, phase by phase (reading the
 facts in Python, parsing the program, grounding, solving, turning the model into result lines and
 those into rows); `metalogic check --workers N` on the same facts (shards of whole trajectories
 checked by N processes, timed from reading the facts to the rows); SWI-Prolog as one `check`; and
@@ -22,6 +27,7 @@ with --workers.
 
     .venv/bin/python bench/check_scale.py                    # 10k, 100k, 1M
     .venv/bin/python bench/check_scale.py --sizes 10000 100000 --prolog-limit 100000
+    .venv/bin/python bench/check_scale.py --workloads worlds --sizes 100000
 
 Prints a table and writes bench/results/check_scale.json.
 """
@@ -45,6 +51,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "check_scale.json"
+WORKLOADS = ("households", "worlds")
 
 AGENTS = (("oracle", 0.0), ("noisy10", 0.1), ("noisy30", 0.3), ("random", 1.0), ('"gpt-4o"', 0.2))
 STATES = 8
@@ -442,6 +449,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
     ap.add_argument(
+        "--workloads",
+        nargs="+",
+        choices=WORKLOADS,
+        default=list(WORKLOADS),
+        help="households: cloned templates (no camera); worlds: the pipeline's own synthetic worlds",
+    )
+    ap.add_argument(
         "--one-process-limit",
         type=int,
         default=100_000,
@@ -456,10 +470,12 @@ def main() -> None:
     tmp = Path(tempfile.mkdtemp(prefix="check_scale-"))
     results: list[dict[str, Any]] = []
     try:
-        for n in args.sizes:
-            results.append(measure_size(n, args, (args.keep or tmp) / f"run_{n}"))
-            if not args.keep:
-                shutil.rmtree((args.keep or tmp) / f"run_{n}")
+        for workload in args.workloads:
+            for n in args.sizes:
+                folder = (args.keep or tmp) / f"{workload}_{n}"
+                results.append(measure_size(workload, n, args, folder))
+                if not args.keep:
+                    shutil.rmtree(folder)
     finally:
         if not args.keep:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -481,11 +497,18 @@ def main() -> None:
     print(f"\nwrote {args.out}")
 
 
-def measure_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+def measure_size(workload: str, n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
-    counts = write_run(folder, n, shard_answers=args.shard_answers)
+    if workload == "worlds":
+        from world_runs import write_worlds_run
+
+        counts = write_worlds_run(folder, n)
+        folder = folder / "run"
+    else:
+        counts = write_run(folder, n, shard_answers=args.shard_answers)
     row: dict[str, Any] = {
-        "answers": n,
+        "workload": workload,
+        "answers": counts["answers"],
         "counts": counts,
         "generate_s": time.perf_counter() - t0,
         "bytes": sum(p.stat().st_size for p in folder.rglob("*.lp")),
@@ -500,7 +523,7 @@ def measure_size(n: int, args: argparse.Namespace, folder: Path) -> dict[str, An
     row["naive_mr2_map"] = naive_mr2_map(folder)
     one, shd, pro, nv = row["clingo_one_process"], row["clingo_sharded"], row["prolog"], row["naive_mr2_map"]
     print(
-        f"{n:>9} answers: clingo {fmt(one['total'] if one else None)} s one process, "
+        f"{workload} {row['answers']:>9} answers: clingo {fmt(one['total'] if one else None)} s one process, "
         f"{fmt(shd['total'])} s in {shd['shards']} shards x {shd['workers']} workers "
         f"({fmt(row['clingo_sharded_scores']['total'])} s for the score table alone); prolog "
         f"{fmt(pro['total'] if pro else None)} s; naive MR2 loop {fmt(nv['total'])} s",
@@ -519,6 +542,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
         "table only); clingo, clingo x2 (2 workers), prolog: `check --out` (everything it writes)"
     )
     cols = (
+        "workload",
         "answers",
         "facts",
         "cases",
@@ -540,6 +564,7 @@ def print_table(results: list[dict[str, Any]]) -> None:
         one, shd, pro, nv = r["clingo_one_process"], r["clingo_sharded"], r["prolog"], r["naive_mr2_map"]
         facts = sum(r["counts"][k] for k in ("answers", "queries", "scene"))
         cells = [
+            r.get("workload", "households"),
             str(r["answers"]),
             str(facts),
             str(shd["testcases"]),
