@@ -17,6 +17,7 @@ import click
 
 from metalogic.engine.backends import ENGINES, EngineOutput, prolog_declarations, run_engine
 from metalogic.engine.declarations import MR, Param
+from metalogic.engine.differential import INPUT_CHECKS
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
 from metalogic.engine.input_errors import input_errors
@@ -186,14 +187,17 @@ def run_check(
     else:
         program = facts.program()
         outputs = [run_engine(e, rules, program, params, detail) for e in engines]
-    if len(outputs) == 2:
-        ensure_agreement(outputs[0], outputs[1])
-    out = outputs.pop(0)
-    outputs.clear()  # the other engine's lines, once compared, are not needed
+    if len(outputs) == 2:  # faults of the input first: with one, nothing else is reported
+        ensure_agreement(outputs[0], outputs[1], only=INPUT_CHECKS)
+    out = outputs[0]
     if out.lines["rule_error"]:
         raise rule_errors(out)
     if out.lines["input_error"]:
         raise input_errors(out, facts)
+    if len(outputs) == 2:
+        ensure_agreement(outputs[0], outputs[1])
+    out = outputs.pop(0)
+    outputs.clear()  # the other engine's lines, once compared, are not needed
     rows = parse_output(out, consume=True)  # the lines go as their rows come
     known = sorted({r[0] for r in rows.scores})
     for a in agents:
@@ -272,12 +276,15 @@ def _clip(s: str, width: int = 60) -> str:
     return s if len(s) <= width else s[: width - 3] + "..."
 
 
-def ensure_agreement(a: EngineOutput, b: EngineOutput, shown: int = 5) -> None:
-    """Refuse a check whose two engines disagree (engine/differential.py says where)."""
+def ensure_agreement(
+    a: EngineOutput, b: EngineOutput, shown: int = 5, only: Sequence[str] | None = None
+) -> None:
+    """Refuse a check whose two engines disagree (engine/differential.py says where), on every
+    result or on those named by `only`."""
     from metalogic.engine.differential import differences
 
     problems = []
-    for d in differences(a, b):
+    for d in differences(a, b, only):
         lines = [f"  only {a.engine}: {x}" for x in d.only_first[:shown]] + [
             f"  only {b.engine}: {x}" for x in d.only_second[:shown]
         ]

@@ -7,7 +7,7 @@ randomized differential test read their verdicts from `differences`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from metalogic.engine.backends import EngineOutput, run_engine
@@ -32,10 +32,19 @@ def run_both(rules: RuleSet, program: str, params: Mapping[str, int]) -> tuple[E
     return run_engine("clingo", rules, program, params), run_engine("prolog", rules, program, params)
 
 
-def differences(a: EngineOutput, b: EngineOutput) -> list[Difference]:
-    """Every predicate on which the two outputs differ, in the first output's order of predicates
-    (then any the second alone has); empty when they agree."""
+# What the rules say of the input itself. Where they find a fault, the check stops at it and reports
+# nothing else, so the engines must agree on these first; the other results are only defined for
+# input without faults (two answers to one question, two boxes of one object in one frame: an MR
+# may read either, and the engines need not read them alike).
+INPUT_CHECKS = ("rule_error", "input_error")
+
+
+def differences(a: EngineOutput, b: EngineOutput, only: Sequence[str] | None = None) -> list[Difference]:
+    """Every predicate (of `only`, when given) on which the two outputs differ, in the first output's
+    order of predicates (then any the second alone has); empty when they agree."""
     kinds = list(a.lines) + [k for k in b.lines if k not in a.lines]
+    if only is not None:
+        kinds = [k for k in kinds if k in only]
     out = []
     for kind in kinds:
         mine, theirs = a.lines.get(kind, set()), b.lines.get(kind, set())

@@ -22,6 +22,7 @@ from helpers import ROOT, run_cli
 from metalogic.engine import differential
 from metalogic.engine.backends import EngineOutput
 from metalogic.engine.check import resolve_params
+from metalogic.engine.differential import INPUT_CHECKS
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset
 from metalogic.engine.terms import quote
@@ -45,8 +46,12 @@ def ruleset() -> RuleSet:
 class World:
     """One random world, written as fact lines; `w` keeps its ids apart from every other world."""
 
-    def __init__(self, rng: random.Random, w: int) -> None:
-        self.rng, self.w = rng, w
+    def __init__(self, rng: random.Random, w: int, faults: bool = True) -> None:
+        # faults=False leaves out the faults that make an MR read one thing twice (an id reused for
+        # another content, a second answer to one question, a second box of one object in one
+        # frame): the check stops at those, and the MRs' results are only defined without them.
+        # The same random draws are made either way.
+        self.rng, self.w, self.faults = rng, w, faults
         self.lines: list[str] = []
         vocab = vocabulary()
         self.t = f"w{w}" if rng.random() < 0.8 else str(900_000 + w)
@@ -149,7 +154,9 @@ class World:
                 self.lines.append(f"form({q},{rng.choice(FORMS)}).")
         if self.queries and rng.random() < 0.03:  # an id reused for another content
             q, _, _ = rng.choice(self.queries)
-            self.lines.append(f"query({q},{self.content()[0]}).")
+            reused = f"query({q},{self.content()[0]})."
+            if self.faults:
+                self.lines.append(reused)
         if rng.random() < 0.03:
             self.lines.append(f"form(q{self.w}_missing,choice).")
         self.answers()
@@ -192,8 +199,9 @@ class World:
                 if rng.random() < 0.15:
                     continue
                 self.lines.append(f"answer({agent},{q},{self.value(ty)}).")
-                if rng.random() < 0.02:  # a second, different answer
-                    self.lines.append(f"answer({agent},{q},{self.value(ty)}).")
+                second = f"answer({agent},{q},{self.value(ty)})." if rng.random() < 0.02 else ""
+                if second and self.faults:  # a second, different answer
+                    self.lines.append(second)
             if rng.random() < 0.03:
                 self.lines.append(f"answer({agent},q{self.w}_nowhere,n).")
 
@@ -230,7 +238,7 @@ class World:
                     f"detection({self.t},{s},{o},obj,{rng.randint(0, 1000)},{x1},{y1},"
                     f"{x1 + w},{min(y1 + max(h, 0), 19_999)})."
                 )
-                if rng.random() < 0.02:
+                if rng.random() < 0.02 and self.faults:  # a second box
                     self.lines.append(f"detection({self.t},{s},{o},obj,500,0,0,5,{y1 + 3}).")
                 if rng.random() < 0.2:
                     self.lines.append(f"truncated({self.t},{s},{o}).")
@@ -253,10 +261,11 @@ def run_both(lines: list[str], params: dict[str, int]) -> tuple[EngineOutput, En
     return differential.run_both(ruleset(), "".join(f"{x}\n" for x in lines), params)
 
 
-def differences(a: EngineOutput, b: EngineOutput) -> list[str]:
-    """The differing lines, each marked with the engine that alone derived it."""
+def differences(a: EngineOutput, b: EngineOutput, only: tuple[str, ...] | None = None) -> list[str]:
+    """The differing lines (of the predicates `only`, when given), each marked with the engine that
+    alone derived it."""
     out = []
-    for d in differential.differences(a, b):
+    for d in differential.differences(a, b, only):
         out += [f"only clingo: {x}" for x in d.only_first] + [f"only prolog: {x}" for x in d.only_second]
     return out
 
@@ -278,14 +287,16 @@ def shrink(items: list[list[str]], fails: Callable[[list[list[str]]], bool]) -> 
         chunk = max(1, chunk // 2)
 
 
-def reproducer(worlds: list[list[str]], params: dict[str, int], settings: list[str]) -> str:
+def reproducer(
+    worlds: list[list[str]], params: dict[str, int], settings: list[str], only: tuple[str, ...] | None = None
+) -> str:
     def fails(ws: list[list[str]]) -> bool:
-        return bool(differences(*run_both([x for w in ws for x in w], params)))
+        return bool(differences(*run_both([x for w in ws for x in w], params), only))
 
     ws = shrink(worlds, fails)
     facts = shrink([[x] for w in ws for x in w], fails)
     lines = [x[0] for x in facts]
-    diff = differences(*run_both(lines, params))
+    diff = differences(*run_both(lines, params), only)
     return (
         "minimal reproducer (metalogic check DIR --engine both "
         + " ".join(f"-c {s}" for s in settings)
@@ -296,15 +307,17 @@ def reproducer(worlds: list[list[str]], params: dict[str, int], settings: list[s
     )
 
 
-def make_batch(seed: int) -> tuple[list[list[str]], list[str]]:
+def make_batch(seed: int, faults: bool = True) -> tuple[list[list[str]], list[str]]:
     rng = random.Random(seed)
-    worlds = [World(rng, w).build() for w in range(WORLDS_PER_BATCH)]
+    worlds = [World(rng, w, faults).build() for w in range(WORLDS_PER_BATCH)]
     return worlds, random_settings(rng)
 
 
 @cache
-def run_batch(batch: int) -> tuple[EngineOutput, EngineOutput, list[list[str]], dict[str, int], list[str]]:
-    worlds, settings = make_batch(SEED + batch)
+def run_batch(
+    batch: int, faults: bool = False
+) -> tuple[EngineOutput, EngineOutput, list[list[str]], dict[str, int], list[str]]:
+    worlds, settings = make_batch(SEED + batch, faults)
     params = resolve_params(ruleset(), settings)
     clingo, prolog = run_both([x for w in worlds for x in w], params)
     return clingo, prolog, worlds, params, settings
@@ -313,7 +326,8 @@ def run_batch(batch: int) -> tuple[EngineOutput, EngineOutput, list[list[str]], 
 @pytest.mark.parametrize("batch", range(BATCHES))
 def test_engines_agree_on_random_worlds(batch: int) -> None:
     clingo, prolog, worlds, params, settings = run_batch(batch)
-    # The batch must exercise the rules: many cases, verdicts both ways, input errors.
+    # The batch must exercise the rules: many cases, verdicts both ways, input errors (answers that
+    # do not fit, empty boxes, answers to no question).
     assert len(clingo.lines["testcase"]) > 2 * WORLDS_PER_BATCH
     assert len(clingo.lines["violation"]) > WORLDS_PER_BATCH
     assert clingo.lines["input_error"]
@@ -322,6 +336,21 @@ def test_engines_agree_on_random_worlds(batch: int) -> None:
         pytest.fail(
             f"the engines disagree ({len(diff)} lines, first: {diff[0]})\n"
             + reproducer(worlds, params, settings)
+        )
+
+
+@pytest.mark.parametrize("batch", range(BATCHES))
+def test_engines_agree_on_the_faults_of_random_worlds(batch: int) -> None:
+    """With every fault in (a second answer, a second box, a reused query id), both engines find
+    the same faults: the check stops at them, before any result of the MRs."""
+    clingo, prolog, worlds, params, settings = run_batch(batch, faults=True)
+    kinds = {line.split("(", 2)[1] for line in clingo.lines["input_error"]}
+    assert {"two_answers", "two_boxes", "query_reused"} <= kinds
+    diff = differences(clingo, prolog, INPUT_CHECKS)
+    if diff:
+        pytest.fail(
+            f"the engines find other faults ({len(diff)} lines, first: {diff[0]})\n"
+            + reproducer(worlds, params, settings, INPUT_CHECKS)
         )
 
 
@@ -374,3 +403,32 @@ def test_repeated_facts_change_nothing(tmp_path: Path) -> None:
         assert code == 0, err
         results.append((out / "violations.csv").read_text())
     assert results[0] == results[1] and results[0].count("\n") > 20
+
+
+def test_both_engines_report_a_fault_before_comparing_the_mrs(tmp_path: Path) -> None:
+    """Two depth answers to one question: each engine's MR11 may read either depth (here clingo
+    flags the move and SWI-Prolog does not), but the check stops at the fault, on both engines."""
+    facts = [
+        "query(q2,depth(t9,1,o1)).",
+        "query(q3,depth(t9,2,o1)).",
+        "query(q4,move_dist(t9,1,2)).",
+        'answer("say \\"hi\\"",q2,6).',
+        'answer("say \\"hi\\"",q2,4000).',
+        'answer("say \\"hi\\"",q3,11).',
+        'answer("say \\"hi\\"",q4,11).',
+        "trajectory(t9,household).",
+        "step_mm(t9,250).",
+        "camera(t9,50000,50000,19999,240).",
+        "camera_pitch(t9,1,60).",
+        "camera_pitch(t9,2,15).",
+        "detection(t9,1,o1,obj,751,1,2,3,62).",
+        "detection(t9,2,o1,obj,94,355,249,357,309).",
+    ]
+    (tmp_path / "facts.lp").write_text("\n".join(facts) + "\n", encoding="utf-8")
+    code, out, err = run_cli("check", str(tmp_path), "--engine", "both", "-c", "eps=1")
+    assert code == 2 and out == ""
+    assert (
+        err.splitlines()[0]
+        == f'error: {tmp_path / "facts.lp"}:4:1: agent "say \\"hi\\"" answers query q2 twice (4000 and 6)'
+    )
+    assert "disagree" not in err
