@@ -61,7 +61,9 @@ ml_read_facts(S) :-
     ).
 
 %% ml_load_rules(+File, -Messages): load a rule file, returning the warnings and errors it raised
-%% as "kind|text" strings (an empty list means it loaded cleanly).
+%% as "kind|text" strings (an empty list means it loaded cleanly). Rule files are compiled with
+%% optimise(true), which compiles arithmetic inline (about twice as fast for the MRs that read
+%% boxes).
 :- dynamic ml_collecting/0, ml_message/2.
 user:message_hook(Term, Kind, Lines) :-
     ml_collecting, memberchk(Kind, [error, warning]),
@@ -75,7 +77,7 @@ user:message_hook(Term, Kind, Lines) :-
 ml_load_rules(File, Messages) :-
     retractall(ml_message(_, _)),
     setup_call_cleanup(assertz(ml_collecting),
-                       catch(load_files(user:File, [if(true)]), E, print_message(error, E)),
+                       catch(load_files(user:File, [if(true), optimise(true)]), E, print_message(error, E)),
                        retractall(ml_collecting)),
     findall(M, (ml_message(K, T), format(string(M), "~w|~w", [K, T])), Messages).
 
