@@ -40,8 +40,10 @@ ml_forall_set(Template, Goal, Action) :-
 %% for a predicate no facts file uses simply fails.
 ml_declare_facts(Indicators) :- forall(member(PI, Indicators), dynamic(user:PI)).
 
-%% ml_reset(+Indicators): forget the facts of the last run and all derived tables.
+%% ml_reset(+Indicators): forget the facts of the last run and all derived tables, including the
+%% tables of the tabled helpers (algebra.pl, observe.pl, some MRs), which depend on the facts.
 ml_reset(Indicators) :-
+    abolish_all_tables,
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
     retractall(tc_h(_, _, _, _)), retractall(cq_h(_, _, _)), retractall(cs_h(_, _, _)),
@@ -63,7 +65,7 @@ ml_read_facts(S) :-
 %% ml_load_rules(+File, -Messages): load a rule file, returning the warnings and errors it raised
 %% as "kind|text" strings (an empty list means it loaded cleanly). Rule files are compiled with
 %% optimise(true), which compiles arithmetic inline (about twice as fast for the MRs that read
-%% boxes).
+%% boxes); the tables of tabled helpers are dropped whenever the rules change.
 :- dynamic ml_collecting/0, ml_message/2.
 user:message_hook(Term, Kind, Lines) :-
     ml_collecting, memberchk(Kind, [error, warning]),
@@ -75,6 +77,7 @@ user:message_hook(Term, Kind, Lines) :-
     assertz(ml_message(Kind, Text)),
     Term \== none.    % succeed: the message is reported by metalogic, not printed here
 ml_load_rules(File, Messages) :-
+    abolish_all_tables,
     retractall(ml_message(_, _)),
     setup_call_cleanup(assertz(ml_collecting),
                        catch(load_files(user:File, [if(true), optimise(true)]), E, print_message(error, E)),
@@ -82,7 +85,7 @@ ml_load_rules(File, Messages) :-
     findall(M, (ml_message(K, T), format(string(M), "~w|~w", [K, T])), Messages).
 
 %% ml_unload_rules(+File)
-ml_unload_rules(File) :- unload_file(File).
+ml_unload_rules(File) :- abolish_all_tables, unload_file(File).
 
 %% ml_run(+OutFile, +Detail): derive the results and write them; Detail = false leaves out what only
 %% `check --out` writes (the rows of test cases and violations, and detail.pl: explanations, counts

@@ -8,6 +8,7 @@ mr11_shared(T, S1, S2, O, D1, D2) :- agent_camera(T), depth_query(D1, T, S1, O),
     S1 \== S2, once(obs_span(T, S1, O, _, _, _, _)), once(obs_span(T, S2, O, _, _, _, _)),
     once(obs_pitch(T, S1, _, _)), once(obs_pitch(T, S2, _, _)).
 :- discontiguous mr11_why/3.
+:- table mr11_dc/5, mr11_at/9, mr11_noise/6.
 mr11_move(Q, move_dir, T, S1, S2) :- query(Q, move_dir(T, S1, S2)).
 mr11_move(Q, move_dist, T, S1, S2) :- query(Q, move_dist(T, S1, S2)).
 % One case per move answer; each object seen whole in both frames is one view mr11(Q, O) of it, and
