@@ -2,7 +2,7 @@
 % answers (distances may differ by no more than the same-distance tolerance).
 :- include('mr3_noncontradiction.decl').
 
-testcase(mr3(Q1, Q2), mr3, SC) :- query(Q1, K), query(Q2, K), Q1 @< Q2, query_sc(Q1, SC).
+testcase(mr3(Q1, Q2), mr3, SC) :- query(Q1, K), query_by_content(K, Q2), Q1 @< Q2, query_sc(Q1, SC).
 case_query(mr3(Q1, Q2), Q) :- testcase(mr3(Q1, Q2), mr3, _), member(Q, [Q1, Q2]).
 
 violates(Ag, mr3(Q1, Q2), contradiction) :- testcase(mr3(Q1, Q2), mr3, _), query_type(Q1, Ty),
