@@ -13,23 +13,18 @@
            mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3.
 :- discontiguous testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3.
 
-% Tables of the phases. A test case is a compound term, and SWI-Prolog indexes a compound argument
-% by its name and arity only, so a lookup of one case would scan every case of its MR. Each table
-% is therefore stored under the case's term_hash/2 as its first argument (an integer, indexed
-% exactly); the accessors below hash a given case, or enumerate when the case is unbound.
-:- dynamic tc_h/4, cq_h/3, cs_h/3, app_h/3, inv_h/3, vr_h/4, viol_h/3, param_override/2.
+% Tables of the phases. Each distinct test case gets a number when the cases are stored
+% (ml_case/2), and every later table names the case by that number: an integer is indexed exactly
+% and compares and sorts cheaply, where a compound case term is indexed by its name and arity
+% only (a lookup of one case would scan every case of its MR). ml_case_h/3 finds a case's number
+% from the term, under its term_hash/2.
+:- dynamic ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, inv_i/2, vr_i/3, viol_i/2,
+           param_override/2.
 
-ml_key(C, H) :- ( ground(C) -> term_hash(C, H) ; true ).
-tc(C, MR, SC) :- ml_key(C, H), tc_h(H, C, MR, SC).
-cq(C, Q) :- ml_key(C, H), cq_h(H, C, Q).
-cs(C, Q) :- ml_key(C, H), cs_h(H, C, Q).
-app(Ag, C) :- ml_key(C, H), app_h(H, Ag, C).
-inv(Ag, C) :- ml_key(C, H), inv_h(H, Ag, C).
-vr(Ag, C, R) :- ml_key(C, H), vr_h(H, Ag, C, R).
-viol(Ag, C) :- ml_key(C, H), viol_h(H, Ag, C).
-ml_store(Table, C, Args) :- term_hash(C, H), T =.. [Table, H|Args], assertz(T).
+%% ml_case_id(+Case, -I): the number of a stored case.
+ml_case_id(C, I) :- term_hash(C, H), ml_case_h(H, C, I).
 
-violated(Ag, C) :- viol(Ag, C).
+violated(Ag, C) :- ml_case_id(C, I), viol_i(Ag, I).
 
 %% ml_forall_set(?Template, :Goal, :Action): Action once for each distinct Template of Goal's
 %% solutions. Collecting and sorting is much cheaper on large sets than distinct/2's hash table.
@@ -46,9 +41,9 @@ ml_reset(Indicators) :-
     abolish_all_tables,
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
-    retractall(tc_h(_, _, _, _)), retractall(cq_h(_, _, _)), retractall(cs_h(_, _, _)),
-    retractall(app_h(_, _, _)), retractall(inv_h(_, _, _)), retractall(vr_h(_, _, _, _)),
-    retractall(viol_h(_, _, _)),
+    retractall(ml_case(_, _)), retractall(ml_case_h(_, _, _)), retractall(tc_i(_, _, _)),
+    retractall(cq_i(_, _)), retractall(cs_i(_, _)), retractall(app_i(_, _)), retractall(inv_i(_, _)),
+    retractall(vr_i(_, _, _)), retractall(viol_i(_, _)), retractall(ml_string_text(_, _, _)),
     retractall(ml_agent(_)), ml_forget_queries, ml_forget_scores, ml_forget_detail.
 
 %% ml_load_facts(+File): add the ground facts of a file the Python reader has already validated.
@@ -101,25 +96,35 @@ ml_run(Out, Detail) :-
 % Each phase walks the distinct cases and collects what belongs to one case in a small sorted
 % list: far cheaper than a set of all pairs of the run (one large list, or distinct/2's hash table).
 ml_store_cases :-
-    ml_forall_set(C-MR-SC, testcase(C, MR, SC), ml_store(tc_h, C, [C, MR, SC])),
-    ml_forall_set(C, tc(C, _, _), ml_store_case_queries(C)).
-ml_store_case_queries(C) :-
-    ml_forall_set(Q, case_query(C, Q), ml_store(cq_h, C, [C, Q])),
-    ml_forall_set(Q, case_support(C, Q), ml_store(cs_h, C, [C, Q])).
+    findall(C-MR-SC, testcase(C, MR, SC), Rows0), sort(Rows0, Rows),
+    ml_number_cases(Rows, 0, []),
+    forall(ml_case(I, C), ml_store_case_queries(I, C)).
+% The rows come sorted, so the rows of one case are adjacent (Prev: [] or [the previous case]).
+ml_number_cases([], _, _).
+ml_number_cases([C-MR-SC|Rows], I0, Prev) :-
+    (   Prev = [C0], C0 == C
+    ->  I = I0
+    ;   I is I0 + 1, term_hash(C, H), assertz(ml_case(I, C)), assertz(ml_case_h(H, C, I))
+    ),
+    assertz(tc_i(I, MR, SC)),
+    ml_number_cases(Rows, I, [C]).
+ml_store_case_queries(I, C) :-
+    ml_forall_set(Q, case_query(C, Q), assertz(cq_i(I, Q))),
+    ml_forall_set(Q, case_support(C, Q), assertz(cs_i(I, Q))).
 
-ml_store_verdicts :- ml_forall_set(C, tc(C, _, _), ml_store_case_verdicts(C)).
-ml_store_case_verdicts(C) :-
-    findall(Ag, touched(Ag, C), Ags0), sort(Ags0, Ags),
-    forall(( member(Ag, Ags), applicable(Ag, C) ), ml_store_verdict(Ag, C)).
-ml_store_verdict(Ag, C) :-
-    ml_store(app_h, C, [Ag, C]),
-    ( invalid_in(Ag, C) -> ml_store(inv_h, C, [Ag, C]) ; true ),
-    findall(R, case_violation(Ag, C, R), Rs0), sort(Rs0, Rs),
-    forall(member(R, Rs), ml_store(vr_h, C, [Ag, C, R])),
-    ( Rs == [] -> true ; ml_store(viol_h, C, [Ag, C]) ).
+ml_store_verdicts :- forall(ml_case(I, C), ml_store_case_verdicts(I, C)).
+ml_store_case_verdicts(I, C) :-
+    findall(Ag, touched(Ag, I), Ags0), sort(Ags0, Ags),
+    forall(( member(Ag, Ags), applicable(Ag, I, C) ), ml_store_verdict(Ag, I, C)).
+ml_store_verdict(Ag, I, C) :-
+    assertz(app_i(Ag, I)),
+    ( invalid_in(Ag, I) -> assertz(inv_i(Ag, I)) ; true ),
+    findall(R, case_violation(Ag, I, C, R), Rs0), sort(Rs0, Rs),
+    forall(member(R, Rs), assertz(vr_i(Ag, I, R))),
+    ( Rs == [] -> true ; assertz(viol_i(Ag, I)) ).
 
 ml_emit_all(S, Detail) :-
-    ( Detail == true -> ml_emit_rows(S) ; true ),
+    ( Detail == true -> ml_emit_cases(S) ; true ),
     case_count(NC), ml_emit(S, case_count(NC)),
     forall(violation_count(Ag, NV), ml_emit(S, violation_count(Ag, NV))),
     forall(score(Ag, SC, N, V), ml_emit(S, score(Ag, SC, N, V))),
@@ -132,35 +137,54 @@ ml_emit_all(S, Detail) :-
     ml_forall_set(E, input_error(E), ml_emit(S, input_error(E))),
     ml_forall_set(E, rule_error(E), ml_emit(S, rule_error(E))).
 
-% The rows of test cases and violations: written by `check --out`, counted otherwise.
-ml_emit_rows(S) :-
-    forall(tc(C, MR, SC), ml_emit(S, testcase(C, MR, SC))),
-    forall((vr(Ag, C, R), tc(C, MR, SC)), ml_emit(S, violation(Ag, C, MR, SC, R))).
+% What `check --out` writes of each case, the case printed once: its rows, its violations (counted
+% otherwise) and the facts behind each violation (detail.pl's explain_fact/4).
+ml_emit_cases(S) :- forall(ml_case(I, C), ml_emit_case(S, I, C)).
+ml_emit_case(S, I, C) :-
+    ml_text(C, Text), Ct = '$ml_text'(Text),
+    forall(tc_i(I, MR, SC), ml_emit(S, testcase(Ct, MR, SC))),
+    forall(( vr_i(Ag, I, R), tc_i(I, MR, SC) ), ml_emit(S, violation(Ag, Ct, MR, SC, R))),
+    forall(viol_i(Ag, I), ml_forall_set(F, explain_fact(Ag, I, C, F), ml_emit(S, explain(Ag, Ct, F)))).
 
 ml_emit_detail(S) :-
     ml_store_detail,
     forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
-    forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))),
-    forall(viol(Ag, C), ml_forall_set(F, explain_fact(Ag, C, F), ml_emit(S, explain(Ag, C, F)))).
+    forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))).
 
-ml_emit(S, T) :- ml_write(S, T), nl(S).
+%% ml_emit(+Stream, +Term): Term on a line of its own, printed the way clingo prints symbols.
+ml_emit(S, T) :- ml_pieces(T, Ps, ['\n']), atomics_to_string(Ps, Line), write(S, Line).
 
-%% ml_write(+Stream, +Term): print a ground term the way clingo prints symbols.
-ml_write(S, T) :- string(T), !, string_codes(T, Cs), put_char(S, '"'), ml_write_codes(S, Cs), put_char(S, '"').
-ml_write(S, T) :- atom(T), !, write(S, T).
-ml_write(S, T) :- integer(T), !, write(S, T).
-ml_write(S, T) :- compound(T), compound_name_arguments(T, F, Args), write(S, F), put_char(S, '('),
-    ml_write_args(S, Args), put_char(S, ')').
-ml_write_args(S, [A]) :- !, ml_write(S, A).
-ml_write_args(S, [A|As]) :- ml_write(S, A), put_char(S, ','), ml_write_args(S, As).
-ml_write_codes(_, []).
-ml_write_codes(S, [C|Cs]) :- ml_write_code(S, C), ml_write_codes(S, Cs).
-ml_write_code(S, 0'") :- !, write(S, '\\"').
-ml_write_code(S, 0'\\) :- !, write(S, '\\\\').
-ml_write_code(S, 0'\n) :- !, write(S, '\\n').
-ml_write_code(S, C) :- put_code(S, C).
+%% ml_write(+Stream, +Term), ml_text(+Term, -String): a ground term printed as clingo prints it.
+ml_write(S, T) :- ml_text(T, X), write(S, X).
+ml_text(T, X) :- ml_pieces(T, Ps, []), atomics_to_string(Ps, X).
+
+% The text of a term as a list of atomic pieces (one string made of them is written at once:
+% writing piece by piece costs a stream operation each). '$ml_text'(Text) is a term printed
+% already (a case, printed once for all of its lines); no fact or rule makes a name with a '$'.
+ml_pieces(T, P0, P) :- atom(T), !, P0 = [T|P].
+ml_pieces(T, P0, P) :- integer(T), !, P0 = [T|P].
+ml_pieces(T, P0, P) :- string(T), !, ml_string(T, X), P0 = [X|P].
+ml_pieces('$ml_text'(X), P0, P) :- !, P0 = [X|P].
+ml_pieces(T, [F, '('|P1], P) :- compound_name_arguments(T, F, [A|As]), ml_args(As, A, P1, [')'|P]).
+ml_args([], A, P0, P) :- ml_pieces(A, P0, P).
+ml_args([B|Bs], A, P0, P) :- ml_pieces(A, P0, [','|P1]), ml_args(Bs, B, P1, P).
+
+% A string in double quotes, with clingo's three escapes (\", \\ and \n; every other character
+% as it is). Strings are few and printed often (an agent's name is on most of its lines), so each
+% one's text is kept for the run, under its term_hash/2.
+:- dynamic ml_string_text/3.
+ml_string(Str, X) :-
+    term_hash(Str, H),
+    (   ml_string_text(H, Str, X0) -> X = X0
+    ;   string_codes(Str, Cs), ml_escape(Cs, Es), string_codes(X, [0'"|Es]), assertz(ml_string_text(H, Str, X))
+    ).
+ml_escape([], [0'"]).
+ml_escape([C|Cs], Es) :- ml_escape_code(C, Es, Es1), ml_escape(Cs, Es1).
+ml_escape_code(0'", [0'\\, 0'"|Es], Es) :- !.
+ml_escape_code(0'\\, [0'\\, 0'\\|Es], Es) :- !.
+ml_escape_code(0'\n, [0'\\, 0'n|Es], Es) :- !.
+ml_escape_code(C, [C|Es], Es).
 
 %% ml_query_lines(+Goal, +Template, -Lines): every distinct answer of a goal as canonical text.
-ml_query_lines(Goal, Template, Lines) :-
-    findall(L, (distinct(Template, Goal), with_output_to(string(L), ml_write(current_output, Template))), Lines).
+ml_query_lines(Goal, Template, Lines) :- findall(L, (distinct(Template, Goal), ml_text(Template, L)), Lines).
