@@ -82,16 +82,24 @@ ml_load_rules(File, Messages) :-
 %% ml_unload_rules(+File)
 ml_unload_rules(File) :- abolish_all_tables, unload_file(File).
 
-%% ml_run(+OutFile, +Detail): derive the results and write them; Detail = false leaves out what only
-%% `check --out` writes (the rows of test cases and violations, and detail.pl: explanations, counts
-%% per trajectory, object and answer).
-ml_run(Out, Detail) :-
+%% ml_run(+Dir, +Detail): derive the results and write them into the folder Dir, one line each:
+%% the test cases, violations, explanations and per-answer counts (the bulk of them) each in a
+%% file of their own, NAME.txt, the rest in results.txt, so that the caller finds each predicate's
+%% lines without reading every line. Detail = false leaves out what only `check --out` writes (the
+%% rows of test cases and violations, and detail.pl: explanations, counts per trajectory, object
+%% and answer).
+ml_run(Dir, Detail) :-
     ml_store_agents,
     ml_store_queries,
     ml_store_cases,
     ml_store_verdicts,
     ml_store_scores,
-    setup_call_cleanup(open(Out, write, S, [encoding(utf8)]), ml_emit_all(S, Detail), close(S)).
+    ml_writing(Dir, results, S, ml_emit_all(Dir, S, Detail)).
+
+%% ml_writing(+Dir, +Name, -Stream, :Goal): Goal with Stream open on Dir/Name.txt.
+ml_writing(Dir, Name, S, Goal) :-
+    atomic_list_concat([Dir, /, Name, '.txt'], File),
+    setup_call_cleanup(open(File, write, S, [encoding(utf8)]), Goal, close(S)).
 
 % Each phase walks the distinct cases and collects what belongs to one case in a small sorted
 % list: far cheaper than a set of all pairs of the run (one large list, or distinct/2's hash table).
@@ -123,8 +131,8 @@ ml_store_verdict(Ag, I, C) :-
     forall(member(R, Rs), assertz(vr_i(Ag, I, R))),
     ( Rs == [] -> true ; assertz(viol_i(Ag, I)) ).
 
-ml_emit_all(S, Detail) :-
-    ( Detail == true -> ml_emit_cases(S) ; true ),
+ml_emit_all(Dir, S, Detail) :-
+    ( Detail == true -> ml_emit_cases(Dir) ; true ),
     case_count(NC), ml_emit(S, case_count(NC)),
     forall(violation_count(Ag, NV), ml_emit(S, violation_count(Ag, NV))),
     forall(score(Ag, SC, N, V), ml_emit(S, score(Ag, SC, N, V))),
@@ -133,24 +141,30 @@ ml_emit_all(S, Detail) :-
     forall(score_from(Ag, SC, K), ml_emit(S, score_from(Ag, SC, K))),
     forall(score_mr(Ag, SC, MR, N, V), ml_emit(S, score_mr(Ag, SC, MR, N, V))),
     forall(invalid_cases(Ag, SC, N), ml_emit(S, invalid_cases(Ag, SC, N))),
-    ( Detail == true -> ml_emit_detail(S) ; true ),
+    ( Detail == true -> ml_emit_detail(Dir, S) ; true ),
     ml_forall_set(E, input_error(E), ml_emit(S, input_error(E))),
     ml_forall_set(E, rule_error(E), ml_emit(S, rule_error(E))).
 
 % What `check --out` writes of each case, the case printed once: its rows, its violations (counted
 % otherwise) and the facts behind each violation (detail.pl's explain_fact/4).
-ml_emit_cases(S) :- forall(ml_case(I, C), ml_emit_case(S, I, C)).
-ml_emit_case(S, I, C) :-
+ml_emit_cases(Dir) :-
+    ml_writing(Dir, testcase, S1, ml_writing(Dir, violation, S2, ml_writing(Dir, explain, S3,
+        forall(ml_case(I, C), ml_emit_case(S1-S2-S3, I, C))))).
+ml_emit_case(S1-S2-S3, I, C) :-
     ml_text(C, Text), Ct = '$ml_text'(Text),
-    forall(tc_i(I, MR, SC), ml_emit(S, testcase(Ct, MR, SC))),
-    forall(( vr_i(Ag, I, R), tc_i(I, MR, SC) ), ml_emit(S, violation(Ag, Ct, MR, SC, R))),
+    ml_emit_testcases(S1, I, Ct), ml_emit_violations(S2, I, Ct), ml_emit_explanations(S3, I, C, Ct).
+ml_emit_testcases(S, I, Ct) :- forall(tc_i(I, MR, SC), ml_emit(S, testcase(Ct, MR, SC))).
+ml_emit_violations(S, I, Ct) :-
+    forall(( vr_i(Ag, I, R), tc_i(I, MR, SC) ), ml_emit(S, violation(Ag, Ct, MR, SC, R))).
+ml_emit_explanations(S, I, C, Ct) :-
     forall(viol_i(Ag, I), ml_forall_set(F, explain_fact(Ag, I, C, F), ml_emit(S, explain(Ag, Ct, F)))).
 
-ml_emit_detail(S) :-
+ml_emit_detail(Dir, S) :-
     ml_store_detail,
     forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
-    forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))).
+    ml_writing(Dir, query_score, Sq, ml_emit_query_scores(Sq)).
+ml_emit_query_scores(S) :- forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))).
 
 %% ml_emit(+Stream, +Term): Term on a line of its own, printed the way clingo prints symbols.
 ml_emit(S, T) :- ml_pieces(T, Ps, ['\n']), atomics_to_string(Ps, Line), write(S, Line).
@@ -186,5 +200,19 @@ ml_escape_code(0'\\, [0'\\, 0'\\|Es], Es) :- !.
 ml_escape_code(0'\n, [0'\\, 0'n|Es], Es) :- !.
 ml_escape_code(C, [C|Es], Es).
 
-%% ml_query_lines(+Goal, +Template, -Lines): every distinct answer of a goal as canonical text.
-ml_query_lines(Goal, Template, Lines) :- findall(L, (distinct(Template, Goal), ml_text(Template, L)), Lines).
+%% ml_rows(+Name, +Arity, -Lines): every distinct true atom Name/Arity as canonical text (none for
+%% a predicate nothing defines, as on clingo).
+ml_rows(Name, Arity, Lines) :-
+    functor(G, Name, Arity),
+    ( current_predicate(user:Name/Arity) -> findall(L, (distinct(G, G), ml_text(G, L)), Lines) ; Lines = [] ).
+
+%% ml_declarations(-Lines): the MR declarations of the loaded rule files, each as `fact @ file`.
+ml_declarations(Lines) :-
+    findall(L, ( member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), mr_set(_, _),
+                            param_default(_, _, _), param_scale(_, _)]),
+                 clause(G, true, Ref), clause_property(Ref, file(F)),
+                 ml_text(G, T), format(string(L), "~w @ ~w", [T, F]) ), Lines).
+
+%% ml_predicate_place(+Name, +Arity, -File, -Line): where a predicate is defined.
+ml_predicate_place(Name, Arity, File, Line) :-
+    functor(H, Name, Arity), predicate_property(user:H, file(File)), predicate_property(user:H, line_count(Line)).
