@@ -21,8 +21,7 @@ ml_store_places(I) :-
     ml_forall_set(T, (cq_i(I, Q), query_traj(Q, T)), assertz(ctraj_i(I, T))),
     ml_forall_set(T-O, (cq_i(I, Q), query_traj(Q, T), query_object(Q, O)), assertz(cobj_i(I, T, O))).
 ml_forget_detail :-
-    retractall(ctraj_i(_, _)), retractall(cobj_i(_, _, _)), retractall(ml_traj(_)),
-    retractall(ml_traj_object(_, _)).
+    ml_clear([ctraj_i/2, cobj_i/3, ml_traj/1, ml_traj_object/2]).
 score_traj(Ag, T, N, V) :- agent(Ag),
     ml_key_counts(T1, (app_i(Ag, I1), ctraj_i(I1, T1)), Apps),
     ml_key_counts(T2, (viol_i(Ag, I2), ctraj_i(I2, T2)), Viols),

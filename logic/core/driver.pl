@@ -41,10 +41,15 @@ ml_reset(Indicators) :-
     abolish_all_tables,
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
-    retractall(ml_case(_, _)), retractall(ml_case_h(_, _, _)), retractall(tc_i(_, _, _)),
-    retractall(cq_i(_, _)), retractall(cs_i(_, _)), retractall(app_i(_, _)), retractall(inv_i(_, _)),
-    retractall(vr_i(_, _, _)), retractall(viol_i(_, _)), retractall(ml_string_text(_, _, _)),
-    retractall(ml_agent(_)), ml_forget_queries, ml_forget_scores, ml_forget_detail.
+    ml_clear([ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, inv_i/2, vr_i/3, viol_i/2,
+              ml_string_text/3, ml_agent/1]),
+    ml_forget_queries, ml_forget_scores, ml_forget_detail.
+
+%% ml_clear(+Indicators): empty the driver's own tables (dynamic, and defined nowhere else):
+%% abolishing a table and declaring it again frees it at once, several times faster than retracting
+%% every clause (the facts, which a rule file might also define, are retracted).
+
+ml_clear(Indicators) :- forall(member(PI, Indicators), ( abolish(user:PI), dynamic(user:PI) )).
 
 %% ml_load_facts(+File): add the ground facts of a file the Python reader has already validated.
 %% Terms are read as data (double-quoted text is a string) and asserted; nothing is called.

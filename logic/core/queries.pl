@@ -52,9 +52,8 @@ ml_store_row(Q, C) :- C =.. [K, T, S, O], memberchk(K, [size, depth, ego_dist]),
 ml_store_row(_, _).
 
 ml_forget_queries :-
-    retractall(ml_query_row(_, _, _)), retractall(ml_query_class(_, _, _)), retractall(ml_later_form(_)), retractall(ml_move_row(_, _, _, _, _)),
-    retractall(ml_pair_row(_, _, _, _, _, _)), retractall(ml_object_row(_, _, _, _, _)),
-    retractall(ml_content_h(_, _, _)), retractall(ml_any_object_row(_, _, _, _, _)).
+    ml_clear([ml_query_row/3, ml_query_class/3, ml_later_form/1, ml_move_row/5, ml_pair_row/6, ml_object_row/5,
+              ml_content_h/3, ml_any_object_row/5]).
 
 % Stored with the queries (ml_query_class(Q, SC, Ty): query_of/3 joined with query_kind/4), as
 % every answer an MR reads asks its query's type.

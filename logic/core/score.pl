@@ -30,7 +30,7 @@ ml_store_agent_scores(Ag) :-
     ml_key_counts(M2-S2, (viol_i(Ag, I2), tc_i(I2, M2, S2)), Viols),
     forall(ml_mr_sc(MR, SC), ( ml_count(Apps, MR-SC, N), ml_count(Viols, MR-SC, V),
                                assertz(ml_score_mr(Ag, SC, MR, N, V)) )).
-ml_forget_scores :- retractall(ml_score_mr(_, _, _, _, _)), retractall(ml_mr_sc(_, _)).
+ml_forget_scores :- ml_clear([ml_score_mr/5, ml_mr_sc/2]).
 
 score_mr(Ag, SC, MR, N, V) :- ml_score_mr(Ag, SC, MR, N, V).
 score_pooled(Ag, SC, N, V) :- agent(Ag), capability(SC, _),
