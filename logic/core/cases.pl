@@ -20,3 +20,7 @@ case_violation(Ag, _, C, R) :- violates(Ag, C, R).
 
 % A case id belongs to one MR within a capability, as in cases.lp.
 rule_error(case_in_two_mrs(C, SC, M1, M2)) :- tc_i(I, M1, SC), tc_i(I, M2, SC), M1 @< M2, ml_case(I, C).
+
+% stored_case(C, MR, SC): a test case the driver has stored (testcase/3, derived once): what the MRs'
+% own rules check a given case against, instead of deriving it again.
+stored_case(C, MR, SC) :- ml_case_id(C, I), tc_i(I, MR, SC).

@@ -5,7 +5,7 @@
 
 testcase(mr7(Q), mr7, sc2a) :- query(Q, obj_dir(T, S, A, B)), A \== B,
     once(obs_span(T, S, A, _, _, _, _)), once(obs_span(T, S, B, _, _, _, _)).
-case_query(mr7(Q), Q) :- testcase(mr7(Q), mr7, _).
+case_query(mr7(Q), Q) :- stored_case(mr7(Q), mr7, _).
 case_support(mr7(Q), D) :- query(Q, obj_dir(T, S, A, B)), member(O, [A, B]), depth_query(D, T, S, O).
 
 % violates/3 by the case's shape (indexed; see mr4_triangle.pl).
