@@ -12,17 +12,15 @@ explain_fact(Ag, _, C, F) :- explain(Ag, C, F).
 % Per trajectory and per object (the error-rate tables): cases that touch a trajectory or object.
 % The places of every case are stored once (ml_store_detail/0, called by the driver before these
 % are asked), with the number of cases of each trajectory, object and query; an agent's count is
-% that number less the cases that do not apply to the agent (off_i/2, few), as in detail.lp, so
+% that number less the cases that do not apply to the agent (the driver's off_i/2, few), as in
+% detail.lp, so
 % each agent's pass reads its few cases off and its violated cases rather than all its cases.
-:- dynamic ctraj_i/2, cobj_i/3, off_i/2, ml_traj_cases/2, ml_object_cases/3, ml_query_cases/2.
+:- dynamic ctraj_i/2, cobj_i/3, ml_traj_cases/2, ml_object_cases/3, ml_query_cases/2.
 ml_store_detail :-
     forall(ml_case(I, _), ml_store_places(I)),
     ml_store_counts(T, ctraj_i(_, T), T-N, ml_traj_cases(T, N)),
     ml_store_counts(T-O, cobj_i(_, T, O), (T-O)-N, ml_object_cases(T, O, N)),
-    ml_store_counts(Q, cq_i(_, Q), Q-N, ml_query_cases(Q, N)),
-    findall(Ag, agent(Ag), Ags),
-    forall(ml_case(I, _), ( findall(Ag, app_i(Ag, I), Apps), ml_store_off(Ags, Apps, I) )).
-ml_store_off(Ags, Apps, I) :- forall(( member(Ag, Ags), \+ memberchk(Ag, Apps) ), assertz(off_i(Ag, I))).
+    ml_store_counts(Q, cq_i(_, Q), Q-N, ml_query_cases(Q, N)).
 ml_store_places(I) :-
     ml_forall_set(T, (cq_i(I, Q), query_traj(Q, T)), assertz(ctraj_i(I, T))),
     ml_forall_set(T-O, (cq_i(I, Q), query_traj(Q, T), query_object(Q, O)), assertz(cobj_i(I, T, O))).
@@ -32,7 +30,7 @@ ml_store_counts(Key, Goal, Pair, Fact) :-
     findall(Key, Goal, Keys0), msort(Keys0, Keys), clumped(Keys, Counts),
     forall(member(Pair, Counts), assertz(Fact)).
 ml_forget_detail :-
-    ml_clear([ctraj_i/2, cobj_i/3, off_i/2, ml_traj_cases/2, ml_object_cases/3, ml_query_cases/2]).
+    ml_clear([ctraj_i/2, cobj_i/3, ml_traj_cases/2, ml_object_cases/3, ml_query_cases/2]).
 score_traj(Ag, T, N, V) :- agent(Ag),
     ml_key_counts(T1, (off_i(Ag, I1), ctraj_i(I1, T1)), Offs),
     ml_key_counts(T2, (viol_i(Ag, I2), ctraj_i(I2, T2)), Viols),

@@ -18,7 +18,7 @@
 % and compares and sorts cheaply, where a compound case term is indexed by its name and arity
 % only (a lookup of one case would scan every case of its MR). ml_case_h/3 finds a case's number
 % from the term, under its term_hash/2.
-:- dynamic ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, inv_i/2, vr_i/3, viol_i/2,
+:- dynamic ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, off_i/2, inv_i/2, vr_i/3, viol_i/2,
            param_override/2.
 
 %% ml_case_id(+Case, -I): the number of a stored case.
@@ -41,7 +41,7 @@ ml_reset(Indicators) :-
     abolish_all_tables,
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
-    ml_clear([ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, inv_i/2, vr_i/3, viol_i/2,
+    ml_clear([ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, off_i/2, inv_i/2, vr_i/3, viol_i/2,
               ml_string_text/3, ml_agent/1]),
     ml_forget_queries, ml_forget_scores, ml_forget_detail.
 
@@ -125,10 +125,14 @@ ml_store_case_queries(I, C) :-
     ml_forall_set(Q, case_query(C, Q), assertz(cq_i(I, Q))),
     ml_forall_set(Q, case_support(C, Q), assertz(cs_i(I, Q))).
 
-ml_store_verdicts :- forall(ml_case(I, C), ml_store_case_verdicts(I, C)).
-ml_store_case_verdicts(I, C) :-
+% Besides the verdicts of the agents a case applies to, the agents it does not apply to are stored
+% (off_i/2, few): the counts per group are the group's cases less those (score.pl, detail.pl).
+ml_store_verdicts :- findall(Ag, agent(Ag), All), forall(ml_case(I, C), ml_store_case_verdicts(All, I, C)).
+ml_store_case_verdicts(All, I, C) :-
     findall(Ag, touched(Ag, I), Ags0), sort(Ags0, Ags),
-    forall(( member(Ag, Ags), applicable(Ag, I, C) ), ml_store_verdict(Ag, I, C)).
+    findall(Ag, ( member(Ag, Ags), applicable(Ag, I, C) ), Apps),
+    forall(member(Ag, Apps), ml_store_verdict(Ag, I, C)),
+    forall(( member(Ag, All), \+ memberchk(Ag, Apps) ), assertz(off_i(Ag, I))).
 ml_store_verdict(Ag, I, C) :-
     assertz(app_i(Ag, I)),
     ( invalid_in(Ag, I) -> assertz(inv_i(Ag, I)) ; true ),

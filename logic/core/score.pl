@@ -22,15 +22,18 @@ ml_count(Assoc, Key, N) :- ( get_assoc(Key, Assoc, N0) -> N = N0 ; N = 0 ).
 % after the verdicts), and stored as ml_score_mr/5; the pooled and per-kind totals add them up, as
 % score.lp does (a case belongs to one MR within a capability: cases.pl reports one that does not).
 :- dynamic ml_score_mr/5, ml_mr_sc/2.
+% An agent's count is the MR's cases less those that do not apply to the agent (off_i/2, few).
+:- dynamic ml_mr_sc_cases/3.
 ml_store_scores :-
-    ml_forall_set(MR-SC, tc_i(_, MR, SC), assertz(ml_mr_sc(MR, SC))),
+    ml_key_counts(M-S, tc_i(_, M, S), Cases), assoc_to_list(Cases, Counts),
+    forall(member((MR-SC)-N, Counts), ( assertz(ml_mr_sc(MR, SC)), assertz(ml_mr_sc_cases(MR, SC, N)) )),
     forall(agent(Ag), ml_store_agent_scores(Ag)).
 ml_store_agent_scores(Ag) :-
-    ml_key_counts(M1-S1, (app_i(Ag, I1), tc_i(I1, M1, S1)), Apps),
+    ml_key_counts(M1-S1, (off_i(Ag, I1), tc_i(I1, M1, S1)), Offs),
     ml_key_counts(M2-S2, (viol_i(Ag, I2), tc_i(I2, M2, S2)), Viols),
-    forall(ml_mr_sc(MR, SC), ( ml_count(Apps, MR-SC, N), ml_count(Viols, MR-SC, V),
-                               assertz(ml_score_mr(Ag, SC, MR, N, V)) )).
-ml_forget_scores :- ml_clear([ml_score_mr/5, ml_mr_sc/2]).
+    forall(ml_mr_sc_cases(MR, SC, All), ( ml_count(Offs, MR-SC, F), N is All - F, ml_count(Viols, MR-SC, V),
+                                          assertz(ml_score_mr(Ag, SC, MR, N, V)) )).
+ml_forget_scores :- ml_clear([ml_score_mr/5, ml_mr_sc/2, ml_mr_sc_cases/3]).
 
 score_mr(Ag, SC, MR, N, V) :- ml_score_mr(Ag, SC, MR, N, V).
 score_pooled(Ag, SC, N, V) :- agent(Ag), capability(SC, _),
