@@ -14,9 +14,11 @@ touched(Ag, I) :- cq_i(I, Q), answer(Ag, Q, _).
 unanswered(Ag, I) :- cq_i(I, Q), \+ answer(Ag, Q, _), !.
 applicable(Ag, I, C) :- \+ unanswered(Ag, I), \+ vacuous(Ag, C).
 
+% The reasons an applicable case is violated: an unusable answer (`invalid`) and nothing else, or
+% whatever the MR's rules find (Invalid: whether invalid_in/2 holds, asked once by the driver).
 invalid_in(Ag, I) :- cq_i(I, Q), answer(Ag, Q, invalid), !.
-case_violation(Ag, I, _, invalid_answer) :- invalid_in(Ag, I), !.
-case_violation(Ag, _, C, R) :- violates(Ag, C, R).
+case_violation(true, _, _, invalid_answer).
+case_violation(false, Ag, C, R) :- violates(Ag, C, R).
 
 % A case id belongs to one MR within a capability, as in cases.lp.
 rule_error(case_in_two_mrs(C, SC, M1, M2)) :- tc_i(I, M1, SC), tc_i(I, M2, SC), M1 @< M2, ml_case(I, C).

@@ -135,8 +135,8 @@ ml_store_case_verdicts(All, I, C) :-
     forall(( member(Ag, All), \+ memberchk(Ag, Apps) ), assertz(off_i(Ag, I))).
 ml_store_verdict(Ag, I, C) :-
     assertz(app_i(Ag, I)),
-    ( invalid_in(Ag, I) -> assertz(inv_i(Ag, I)) ; true ),
-    findall(R, case_violation(Ag, I, C, R), Rs0), sort(Rs0, Rs),
+    ( invalid_in(Ag, I) -> Invalid = true, assertz(inv_i(Ag, I)) ; Invalid = false ),
+    findall(R, case_violation(Invalid, Ag, C, R), Rs0), sort(Rs0, Rs),
     forall(member(R, Rs), assertz(vr_i(Ag, I, R))),
     ( Rs == [] -> true ; assertz(viol_i(Ag, I)) ).
 
