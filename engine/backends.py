@@ -51,8 +51,9 @@ def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int], detail: 
 
 def run_prolog(rules: RuleSet, program: str, params: Mapping[str, int], detail: bool = True) -> EngineOutput:
     out = EngineOutput("prolog")
-    for line in Session("prolog").load(*rules.pl_files).check(program + param_facts(params), detail):
-        out.lines[line[: line.index("(")]].add(line)
+    session = Session("prolog").load(*rules.pl_files)
+    for name, lines in session.check(program + param_facts(params), detail).items():
+        out.lines[name] |= lines
     return out
 
 

@@ -7,9 +7,14 @@ strings and brackets) is all that is needed to make tables; no term is re-evalua
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from metalogic.engine.backends import EngineOutput
+
+if TYPE_CHECKING:
+    import polars as pl
 
 _SCAN = re.compile(r'"(?:[^"\\]|\\.)*"|[(),]')
 
@@ -53,6 +58,79 @@ def _split_plain(line: str) -> list[str]:
             args.append(piece)
         depth += piece.count("(") - piece.count(")")
     return args
+
+
+# Many lines at once: one regular expression per predicate takes a line apart where its arguments
+# nest at most _DEPTH deep (a check's result lines nest 2 deep), run over all the lines of a
+# predicate by polars; a line it does not match is split by split_args. Where it matches, each
+# group is one argument exactly as split_args cuts it: a group is a string, or a name with
+# bracketed arguments of the same form, so it holds no comma outside brackets and strings.
+_BULK = 20_000  # fewer lines are split one by one (no polars import, no frame for a few lines)
+_DEPTH = 3  # 4 takes three times as long: the pattern grows with each level
+_STRING = r'"(?:[^"\\]|\\.)*"'
+_NAME = r'[^,()"]*'
+
+
+def _arg_pattern(depth: int) -> str:
+    if depth == 0:
+        return f"(?:{_STRING}|{_NAME})"
+    inner = _arg_pattern(depth - 1)
+    return f"(?:{_STRING}|{_NAME}(?:\\({inner}(?:,{inner})*\\))?)"
+
+
+def split_many(lines: Collection[str], name: str, arity: int, ordered: bool = False) -> list[tuple[str, ...]]:
+    """split_args of each of the lines `name(...)` of one predicate; with `ordered`, in the order
+    of the lines (sorted as Python sorts str: by code point, as UTF-8 bytes sort)."""
+    if len(lines) < _BULK:
+        return [tuple(split_args(line)) for line in (sorted(lines) if ordered else lines)]
+    parts, text = _parts(lines, name, arity, ordered)
+    rows: list[tuple[str, ...]] = list(zip(*(parts[c].to_list() for c in parts.columns), strict=True))
+    for i in [i for i, row in enumerate(rows) if row[0] is None]:  # not matched: nested deeper
+        rows[i] = tuple(split_args(text[i]))
+    return rows
+
+
+def _parts(lines: Collection[str], name: str, arity: int, ordered: bool) -> tuple[pl.DataFrame, pl.Series]:
+    """The arguments of the lines as columns a0, a1, ... (null where the pattern does not match),
+    and the lines themselves, in the same order."""
+    import polars as pl
+
+    series = pl.Series(list(lines), dtype=pl.String)
+    if ordered:
+        series = series.sort()
+    arg = _arg_pattern(_DEPTH)
+    groups = ",".join(f"(?<a{i}>{arg})" for i in range(arity))
+    return series.str.extract_groups(f"^{re.escape(name)}\\({groups}\\)$").struct.unnest(), series
+
+
+def _explanations(lines: Collection[str], lab: Callable[[str], str]) -> dict[tuple[str, str], list[str]]:
+    """(agent, case) -> the facts of its lines `explain(Ag,C,Fact)`, in the order of the lines."""
+    out: dict[tuple[str, str], list[str]] = {}
+    merged = set()  # keys whose facts came in more than one run: sorted again at the end
+
+    def add(ag: str, c: str, facts: list[str]) -> None:
+        key = (lab(ag), c)
+        if key in out:  # two texts with one label (an atom and a string), or a line split apart
+            out[key].extend(facts)
+            merged.add(key)
+        else:
+            out[key] = facts
+
+    if len(lines) < _BULK:
+        for ag, c, fact in split_many(lines, "explain", 3):
+            add(ag, c, [fact])
+    else:
+        parts, text = _parts(lines, "explain", 3, ordered=True)
+        found = parts.filter(parts["a0"].is_not_null())
+        runs = found.group_by(["a0", "a1"], maintain_order=True).agg("a2")
+        for ag, c, facts in runs.iter_rows():
+            add(ag, c, facts)
+        for line in text.filter(parts["a0"].is_null()).to_list():  # nested deeper
+            ag, c, fact = split_args(line)
+            add(ag, c, [fact])
+    for key in merged:
+        out[key].sort(key=_as_in_line)
+    return out
 
 
 def label(arg: str) -> str:
@@ -119,66 +197,46 @@ class Rows:
         return sum(self.violation_counts.values())
 
 
+class _Labels(dict[str, str]):
+    """label() of each distinct text, worked out once (agents and places repeat on many lines)."""
+
+    def __missing__(self, arg: str) -> str:
+        got = self[arg] = label(arg)
+        return got
+
+
 def parse_output(out: EngineOutput, consume: bool = False) -> Rows:
     """The rows of an engine's result lines. consume=True empties `out` while reading it (each
     predicate's lines are dropped once they are rows), so that a big `check --out` never holds all
     its lines and all its rows at once."""
     lines = out.lines if consume else {k: set(v) for k, v in out.lines.items()}
+    lab = _Labels().__getitem__
 
-    def take(kind: str) -> set[str]:
+    def take_lines(kind: str) -> set[str]:
         taken, lines[kind] = lines.get(kind, set()), set()
         return taken
 
+    def take(kind: str, arity: int, ordered: bool = False) -> list[tuple[str, ...]]:
+        return split_many(take_lines(kind), kind, arity, ordered)
+
     rows = Rows()
-    for line in sorted(take("testcase")):
-        c, mr, sc = split_args(line)
-        rows.testcases.append((c, mr, sc))
-    for line in sorted(take("violation")):
-        ag, c, mr, sc, reason = split_args(line)
-        rows.violations.append((label(ag), c, mr, sc, reason))
-    for line in take("score"):
-        ag, sc, n, v = split_args(line)
-        rows.scores.append((label(ag), sc, int(n), int(v)))
-    rows.scores.sort()
-    for line in take("score_mr"):
-        ag, sc, mr, n, v = split_args(line)
-        rows.scores_mr.append((label(ag), sc, mr, int(n), int(v)))
-    rows.scores_mr.sort()
-    for line in take("score_set"):
-        ag, sc, kind, n, v = split_args(line)
-        rows.scores_set.append((label(ag), sc, kind, int(n), int(v)))
-    rows.scores_set.sort()
-    for line in take("score_pooled"):
-        ag, sc, n, v = split_args(line)
-        rows.pooled[(label(ag), sc)] = (int(n), int(v))
-    for line in take("score_from"):
-        ag, sc, kind = split_args(line)
-        rows.score_from[(label(ag), sc)] = kind
-    for line in take("invalid_cases"):
-        ag, sc, n = split_args(line)
-        rows.invalid[(label(ag), sc)] = int(n)
-    for line in take("score_traj"):
-        ag, t, n, v = split_args(line)
-        rows.by_trajectory.append((label(ag), label(t), int(n), int(v)))
-    rows.by_trajectory.sort()
-    for line in take("score_object"):
-        ag, t, o, n, v = split_args(line)
-        rows.by_object.append((label(ag), label(t), label(o), int(n), int(v)))
-    rows.by_object.sort()
-    for line in take("query_score"):
-        ag, q, n, v = split_args(line)
-        rows.by_query[(label(ag), q)] = (int(n), int(v))
-    for line in take("case_count"):
-        rows.case_count = int(split_args(line)[0])
-    for line in take("violation_count"):
-        ag, n = split_args(line)
-        rows.violation_counts[label(ag)] = int(n)
-    explain = take("explain")
-    while explain:  # popped rather than sorted first: a million lines need no second list
-        ag, c, fact = split_args(explain.pop())
-        rows.explain.setdefault((label(ag), c), []).append(fact)
-    for facts in rows.explain.values():
-        facts.sort(key=_as_in_line)  # in the order of the lines `explain(Ag,C,Fact)` themselves
+    rows.testcases = [(c, mr, sc) for c, mr, sc in take("testcase", 3, ordered=True)]
+    rows.violations = [(lab(ag), c, mr, sc, r) for ag, c, mr, sc, r in take("violation", 5, ordered=True)]
+    rows.scores = sorted((lab(ag), sc, int(n), int(v)) for ag, sc, n, v in take("score", 4))
+    rows.scores_mr = sorted((lab(ag), sc, mr, int(n), int(v)) for ag, sc, mr, n, v in take("score_mr", 5))
+    rows.scores_set = sorted((lab(ag), sc, k, int(n), int(v)) for ag, sc, k, n, v in take("score_set", 5))
+    rows.pooled = {(lab(ag), sc): (int(n), int(v)) for ag, sc, n, v in take("score_pooled", 4)}
+    rows.score_from = {(lab(ag), sc): kind for ag, sc, kind in take("score_from", 3)}
+    rows.invalid = {(lab(ag), sc): int(n) for ag, sc, n in take("invalid_cases", 3)}
+    rows.by_trajectory = sorted((lab(ag), lab(t), int(n), int(v)) for ag, t, n, v in take("score_traj", 4))
+    rows.by_object = sorted(
+        (lab(ag), lab(t), lab(o), int(n), int(v)) for ag, t, o, n, v in take("score_object", 5)
+    )
+    rows.by_query = {(lab(ag), q): (int(n), int(v)) for ag, q, n, v in take("query_score", 4)}
+    for (n,) in take("case_count", 1):
+        rows.case_count = int(n)
+    rows.violation_counts = {lab(ag): int(n) for ag, n in take("violation_count", 2)}
+    rows.explain = _explanations(take_lines("explain"), lab)
     return rows
 
 

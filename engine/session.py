@@ -224,21 +224,17 @@ class Session:
     def rows(self, name: str, arity: int) -> set[str]:
         """The true atoms name/arity as canonical text (clingo's printing, on both engines)."""
         if self._ctl is None:
-            args = ", ".join(f"A{i}" for i in range(arity))
-            goal = f"{name}({args})" if arity else name
-            with LOCK:
-                pl = self._prolog()
-                if not pl._call(f"current_predicate(user:{name}/{arity})"):
-                    return set()  # as on clingo: a predicate nothing defines has no rows
-                return {_text(x) for x in pl._call(f"ml_query_lines({goal}, {goal}, L)")[0]["L"]}
+            with LOCK:  # (as on clingo, a predicate nothing defines has no rows)
+                found = self._prolog()._call(f"ml_rows('{_esc(name)}', {arity}, L)")
+            return {_text(x) for x in found[0]["L"]}
         return {str(s) for s in self.symbols() if s.name == name and len(s.arguments) == arity}
 
     # -- prolog results
 
-    def check(self, program: str, detail: bool = True) -> list[str]:
+    def check(self, program: str, detail: bool = True) -> dict[str, set[str]]:
         """The MR check of logic/core/driver.pl (`ml_run`) with this session's rule files on a
-        facts program: its result lines, printed as clingo prints them. detail=False leaves out
-        what only `check --out` writes."""
+        facts program: its result lines by predicate, printed as clingo prints them. detail=False
+        leaves out what only `check --out` writes."""
         with LOCK:
             return self._prolog().run_check(program, detail)
 
@@ -347,10 +343,6 @@ class PrologEngine:
         """The schema's fact predicates as a Prolog list of Name/Arity."""
         return self._state.indicators
 
-    @property
-    def loaded(self) -> list[Path]:
-        return list(self._state.loaded)
-
     def _call(self, goal: str) -> list[dict[str, Any]]:
         return list(self._state.prolog.query(goal))
 
@@ -358,20 +350,8 @@ class PrologEngine:
         res = self._call(f"ml_load_rules('{_esc(path)}', M)")
         messages = [_text(m) for m in res[0]["M"]] if res else ["the file could not be loaded"]
         if messages:
-            problems = []
-            for m in messages:
-                kind, _, body = m.partition("|")
-                where, what = _split_location(body.strip(), path)
-                problems.append(
-                    Problem(
-                        f"SWI-Prolog {kind}: {what}",
-                        where=where,
-                        expected="a rule file that loads without errors or warnings",
-                        fix="fix the clause at that place",
-                    )
-                )
             self._call(f"ml_unload_rules('{_esc(path)}')")
-            raise MetalogicError(problems)
+            raise MetalogicError([_load_problem(m, path) for m in messages])
         self._state.loaded.append(path)
 
     def use_rules(self, files: Sequence[Path]) -> None:
@@ -397,32 +377,31 @@ class PrologEngine:
         self._state.loaded.remove(path)
         self._state.resident.add(path)
 
-    def run_check(self, program: str, detail: bool) -> list[str]:
-        """ml_run on the loaded rule set; the facts are asserted for the run, then retracted."""
+    def run_check(self, program: str, detail: bool) -> dict[str, set[str]]:
+        """ml_run on the loaded rule set (the facts asserted for the run, then retracted): its
+        result lines by predicate. The driver writes the big predicates to files of their own,
+        NAME.txt, and the rest to results.txt."""
         with tempfile.TemporaryDirectory(prefix="metalogic-") as tmp:
-            facts = Path(tmp, "facts.pl")
+            facts, out = Path(tmp, "facts.pl"), Path(tmp, "out")
             facts.write_text(program, encoding="utf-8")
-            result = Path(tmp, "result.txt")
+            out.mkdir()
             try:
                 self._call(f"ml_reset({self.indicators})")
                 self._call(f"ml_load_facts('{_esc(facts)}')")
-                self._call(f"ml_run('{_esc(result)}', {str(detail).lower()})")
+                self._call(f"ml_run('{_esc(out)}', {str(detail).lower()})")
             except Exception as exc:  # pyswip's PrologError: a rule file failed while running
                 raise self._runtime_error(exc) from None
             finally:
                 self._call(f"ml_reset({self.indicators})")
             # One result a line: split at newlines only (str.splitlines would also split at the
             # line separators a string may hold, such as U+2028).
-            return [line for line in result.read_text(encoding="utf-8").split("\n") if line]
+            lines = {p.stem: set(p.read_text(encoding="utf-8").split("\n")) - {""} for p in out.iterdir()}
+            for line in lines.pop("results", ()):
+                lines.setdefault(line[: line.index("(")], set()).add(line)
+            return lines
 
     def declarations(self) -> list[str]:
-        goal = (
-            "member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), mr_set(_, _), "
-            "param_default(_, _, _), param_scale(_, _)]), "
-            "clause(G, true, Ref), clause_property(Ref, file(F)), "
-            "with_output_to(string(L), (ml_write(current_output, G), write(' @ '), write(F)))"
-        )
-        return sorted(_text(r["L"]) for r in self._call(goal))
+        return sorted(_text(x) for x in self._call("ml_declarations(L)")[0]["L"])
 
     def _runtime_error(self, exc: Exception) -> MetalogicError:
         """One clear message for a rule file that fails while running; usually a .pl file calling
@@ -437,14 +416,8 @@ class PrologEngine:
                 fix="check the .pl files loaded with --rules",
             )
         name, arity, caller, caller_arity = m.groups()
-        where = ""
-        goal = (
-            f"functor(H, '{_esc(caller)}', {caller_arity}), predicate_property(user:H, file(F)), "
-            "predicate_property(user:H, line_count(L))"
-        )
-        found = self._call(goal)
-        if found:
-            where = f"{display_path(Path(_text(found[0]['F'])))}:{found[0]['L']}"
+        found = self._call(f"ml_predicate_place('{_esc(caller)}', {caller_arity}, F, L)")
+        where = f"{display_path(Path(_text(found[0]['F'])))}:{found[0]['L']}" if found else ""
         return MetalogicError.single(
             f"SWI-Prolog: {name}/{arity} is called by {caller}/{caller_arity} but no rule or fact defines it",
             where=where,
@@ -500,6 +473,18 @@ def _esc(p: Path | str) -> str:
 
 def _text(v: object) -> str:
     return v.decode("utf-8") if isinstance(v, bytes) else str(v)
+
+
+def _load_problem(message: str, path: Path) -> Problem:
+    """A message of SWI-Prolog loading a rule file, `kind|text`, as a problem."""
+    kind, _, body = message.partition("|")
+    where, what = _split_location(body.strip(), path)
+    return Problem(
+        f"SWI-Prolog {kind}: {what}",
+        where=where,
+        expected="a rule file that loads without errors or warnings",
+        fix="fix the clause at that place",
+    )
 
 
 def _split_location(body: str, path: Path) -> tuple[str, str]:

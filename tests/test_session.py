@@ -38,6 +38,30 @@ def test_rows_are_canonical_text_on_both_engines(tmp_path: Path) -> None:
     assert Session("prolog").load(pl).rows("tw_big", 1) == {"tw_big(a)"}
 
 
+def test_prolog_prints_strings_as_clingo_does(tmp_path: Path) -> None:
+    """The driver's printer (one string built of pieces, each string's text kept for the run) gives
+    clingo's text for strings with escapes, quotes, brackets, tabs, line separators and non-ASCII."""
+    texts = [
+        'say \\"hi\\"',
+        "back\\\\slash",
+        "new\\nline",
+        "tab\there",
+        "sep\u2028x",
+        "caf\u00e9 \U0001f600",
+        "it's (a, b) % no comment",
+        "",
+    ]
+    facts = "".join(f'str_{i}(k, "{t}", f("{t}", -{i})).\n' for i, t in enumerate(texts))
+    (tmp_path / "s.lp").write_text(facts.replace("str_", "s"), encoding="utf-8")
+    (tmp_path / "s.pl").write_text(facts, encoding="utf-8")
+    for i in range(len(texts)):
+        clingo_rows = Session("clingo", tables=False).load(tmp_path / "s.lp").rows(f"s{i}", 3)
+        prolog_rows = Session("prolog").load(tmp_path / "s.pl").rows(f"str_{i}", 3)
+        assert len(clingo_rows) == 1 and {r.replace("str_", "s") for r in prolog_rows} == clingo_rows, texts[
+            i
+        ]
+
+
 def test_a_prolog_session_swaps_in_its_own_rule_files(tmp_path: Path) -> None:
     _, first = twin_files(tmp_path, "one")
     _, second = twin_files(tmp_path, "two")

@@ -1,6 +1,8 @@
 % Direction algebra: sign arithmetic under each calculus, composition, inverse and quarter-turn rotation.
 % The Prolog twin of algebra.lp; tests compare every table the two produce.
 
+:- table universal/3, compose/4, inverse/3, rotate/4, move_compose/3, move_inverse/2.
+
 sign(-1).
 sign(0).
 sign(1).

@@ -13,23 +13,18 @@
            mr/1, mr_name/2, mr_law/2, mr_serves/2, mr_set/2, param_default/3.
 :- discontiguous testcase/3, case_query/2, case_support/2, violates/3, vacuous/2, explain/3.
 
-% Tables of the phases. A test case is a compound term, and SWI-Prolog indexes a compound argument
-% by its name and arity only, so a lookup of one case would scan every case of its MR. Each table
-% is therefore stored under the case's term_hash/2 as its first argument (an integer, indexed
-% exactly); the accessors below hash a given case, or enumerate when the case is unbound.
-:- dynamic tc_h/4, cq_h/3, cs_h/3, app_h/3, inv_h/3, vr_h/4, viol_h/3, param_override/2.
+% Tables of the phases. Each distinct test case gets a number when the cases are stored
+% (ml_case/2), and every later table names the case by that number: an integer is indexed exactly
+% and compares and sorts cheaply, where a compound case term is indexed by its name and arity
+% only (a lookup of one case would scan every case of its MR). ml_case_h/3 finds a case's number
+% from the term, under its term_hash/2.
+:- dynamic ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, off_i/2, inv_i/2, vr_i/3, viol_i/2,
+           param_override/2.
 
-ml_key(C, H) :- ( ground(C) -> term_hash(C, H) ; true ).
-tc(C, MR, SC) :- ml_key(C, H), tc_h(H, C, MR, SC).
-cq(C, Q) :- ml_key(C, H), cq_h(H, C, Q).
-cs(C, Q) :- ml_key(C, H), cs_h(H, C, Q).
-app(Ag, C) :- ml_key(C, H), app_h(H, Ag, C).
-inv(Ag, C) :- ml_key(C, H), inv_h(H, Ag, C).
-vr(Ag, C, R) :- ml_key(C, H), vr_h(H, Ag, C, R).
-viol(Ag, C) :- ml_key(C, H), viol_h(H, Ag, C).
-ml_store(Table, C, Args) :- term_hash(C, H), T =.. [Table, H|Args], assertz(T).
+%% ml_case_id(+Case, -I): the number of a stored case.
+ml_case_id(C, I) :- term_hash(C, H), ml_case_h(H, C, I).
 
-violated(Ag, C) :- viol(Ag, C).
+violated(Ag, C) :- ml_case_id(C, I), viol_i(Ag, I).
 
 %% ml_forall_set(?Template, :Goal, :Action): Action once for each distinct Template of Goal's
 %% solutions. Collecting and sorting is much cheaper on large sets than distinct/2's hash table.
@@ -40,14 +35,21 @@ ml_forall_set(Template, Goal, Action) :-
 %% for a predicate no facts file uses simply fails.
 ml_declare_facts(Indicators) :- forall(member(PI, Indicators), dynamic(user:PI)).
 
-%% ml_reset(+Indicators): forget the facts of the last run and all derived tables.
+%% ml_reset(+Indicators): forget the facts of the last run and all derived tables, including the
+%% tables of the tabled helpers (algebra.pl, observe.pl, some MRs), which depend on the facts.
 ml_reset(Indicators) :-
+    abolish_all_tables,
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
-    retractall(tc_h(_, _, _, _)), retractall(cq_h(_, _, _)), retractall(cs_h(_, _, _)),
-    retractall(app_h(_, _, _)), retractall(inv_h(_, _, _)), retractall(vr_h(_, _, _, _)),
-    retractall(viol_h(_, _, _)),
-    retractall(ml_agent(_)), ml_forget_queries, ml_forget_scores, ml_forget_detail.
+    ml_clear([ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, off_i/2, inv_i/2, vr_i/3, viol_i/2,
+              ml_string_text/3, ml_agent/1]),
+    ml_forget_queries, ml_forget_scores, ml_forget_detail.
+
+%% ml_clear(+Indicators): empty the driver's own tables (dynamic, and defined nowhere else):
+%% abolishing a table and declaring it again frees it at once, several times faster than retracting
+%% every clause (the facts, which a rule file might also define, are retracted).
+
+ml_clear(Indicators) :- forall(member(PI, Indicators), ( abolish(user:PI), dynamic(user:PI) )).
 
 %% ml_load_facts(+File): add the ground facts of a file the Python reader has already validated.
 %% Terms are read as data (double-quoted text is a string) and asserted; nothing is called.
@@ -61,7 +63,9 @@ ml_read_facts(S) :-
     ).
 
 %% ml_load_rules(+File, -Messages): load a rule file, returning the warnings and errors it raised
-%% as "kind|text" strings (an empty list means it loaded cleanly).
+%% as "kind|text" strings (an empty list means it loaded cleanly). Rule files are compiled with
+%% optimise(true), which compiles arithmetic inline (about twice as fast for the MRs that read
+%% boxes); the tables of tabled helpers are dropped whenever the rules change.
 :- dynamic ml_collecting/0, ml_message/2.
 user:message_hook(Term, Kind, Lines) :-
     ml_collecting, memberchk(Kind, [error, warning]),
@@ -73,48 +77,71 @@ user:message_hook(Term, Kind, Lines) :-
     assertz(ml_message(Kind, Text)),
     Term \== none.    % succeed: the message is reported by metalogic, not printed here
 ml_load_rules(File, Messages) :-
+    abolish_all_tables,
     retractall(ml_message(_, _)),
     setup_call_cleanup(assertz(ml_collecting),
-                       catch(load_files(user:File, [if(true)]), E, print_message(error, E)),
+                       catch(load_files(user:File, [if(true), optimise(true)]), E, print_message(error, E)),
                        retractall(ml_collecting)),
     findall(M, (ml_message(K, T), format(string(M), "~w|~w", [K, T])), Messages).
 
 %% ml_unload_rules(+File)
-ml_unload_rules(File) :- unload_file(File).
+ml_unload_rules(File) :- abolish_all_tables, unload_file(File).
 
-%% ml_run(+OutFile, +Detail): derive the results and write them; Detail = false leaves out what only
-%% `check --out` writes (the rows of test cases and violations, and detail.pl: explanations, counts
-%% per trajectory, object and answer).
-ml_run(Out, Detail) :-
+%% ml_run(+Dir, +Detail): derive the results and write them into the folder Dir, one line each:
+%% the test cases, violations, explanations and per-answer counts (the bulk of them) each in a
+%% file of their own, NAME.txt, the rest in results.txt, so that the caller finds each predicate's
+%% lines without reading every line. Detail = false leaves out what only `check --out` writes (the
+%% rows of test cases and violations, and detail.pl: explanations, counts per trajectory, object
+%% and answer).
+ml_run(Dir, Detail) :-
     ml_store_agents,
     ml_store_queries,
     ml_store_cases,
     ml_store_verdicts,
     ml_store_scores,
-    setup_call_cleanup(open(Out, write, S, [encoding(utf8)]), ml_emit_all(S, Detail), close(S)).
+    ml_writing(Dir, results, S, ml_emit_all(Dir, S, Detail)).
+
+%% ml_writing(+Dir, +Name, -Stream, :Goal): Goal with Stream open on Dir/Name.txt.
+ml_writing(Dir, Name, S, Goal) :-
+    atomic_list_concat([Dir, /, Name, '.txt'], File),
+    setup_call_cleanup(open(File, write, S, [encoding(utf8)]), Goal, close(S)).
 
 % Each phase walks the distinct cases and collects what belongs to one case in a small sorted
 % list: far cheaper than a set of all pairs of the run (one large list, or distinct/2's hash table).
 ml_store_cases :-
-    ml_forall_set(C-MR-SC, testcase(C, MR, SC), ml_store(tc_h, C, [C, MR, SC])),
-    ml_forall_set(C, tc(C, _, _), ml_store_case_queries(C)).
-ml_store_case_queries(C) :-
-    ml_forall_set(Q, case_query(C, Q), ml_store(cq_h, C, [C, Q])),
-    ml_forall_set(Q, case_support(C, Q), ml_store(cs_h, C, [C, Q])).
+    findall(C-MR-SC, testcase(C, MR, SC), Rows0), sort(Rows0, Rows),
+    ml_number_cases(Rows, 0, []),
+    forall(ml_case(I, C), ml_store_case_queries(I, C)).
+% The rows come sorted, so the rows of one case are adjacent (Prev: [] or [the previous case]).
+ml_number_cases([], _, _).
+ml_number_cases([C-MR-SC|Rows], I0, Prev) :-
+    (   Prev = [C0], C0 == C
+    ->  I = I0
+    ;   I is I0 + 1, term_hash(C, H), assertz(ml_case(I, C)), assertz(ml_case_h(H, C, I))
+    ),
+    assertz(tc_i(I, MR, SC)),
+    ml_number_cases(Rows, I, [C]).
+ml_store_case_queries(I, C) :-
+    ml_forall_set(Q, case_query(C, Q), assertz(cq_i(I, Q))),
+    ml_forall_set(Q, case_support(C, Q), assertz(cs_i(I, Q))).
 
-ml_store_verdicts :- ml_forall_set(C, tc(C, _, _), ml_store_case_verdicts(C)).
-ml_store_case_verdicts(C) :-
-    findall(Ag, touched(Ag, C), Ags0), sort(Ags0, Ags),
-    forall(( member(Ag, Ags), applicable(Ag, C) ), ml_store_verdict(Ag, C)).
-ml_store_verdict(Ag, C) :-
-    ml_store(app_h, C, [Ag, C]),
-    ( invalid_in(Ag, C) -> ml_store(inv_h, C, [Ag, C]) ; true ),
-    findall(R, case_violation(Ag, C, R), Rs0), sort(Rs0, Rs),
-    forall(member(R, Rs), ml_store(vr_h, C, [Ag, C, R])),
-    ( Rs == [] -> true ; ml_store(viol_h, C, [Ag, C]) ).
+% Besides the verdicts of the agents a case applies to, the agents it does not apply to are stored
+% (off_i/2, few): the counts per group are the group's cases less those (score.pl, detail.pl).
+ml_store_verdicts :- findall(Ag, agent(Ag), All), forall(ml_case(I, C), ml_store_case_verdicts(All, I, C)).
+ml_store_case_verdicts(All, I, C) :-
+    findall(Ag, touched(Ag, I), Ags0), sort(Ags0, Ags),
+    findall(Ag, ( member(Ag, Ags), applicable(Ag, I, C) ), Apps),
+    forall(member(Ag, Apps), ml_store_verdict(Ag, I, C)),
+    forall(( member(Ag, All), \+ memberchk(Ag, Apps) ), assertz(off_i(Ag, I))).
+ml_store_verdict(Ag, I, C) :-
+    assertz(app_i(Ag, I)),
+    ( invalid_in(Ag, I) -> Invalid = true, assertz(inv_i(Ag, I)) ; Invalid = false ),
+    findall(R, case_violation(Invalid, Ag, C, R), Rs0), sort(Rs0, Rs),
+    forall(member(R, Rs), assertz(vr_i(Ag, I, R))),
+    ( Rs == [] -> true ; assertz(viol_i(Ag, I)) ).
 
-ml_emit_all(S, Detail) :-
-    ( Detail == true -> ml_emit_rows(S) ; true ),
+ml_emit_all(Dir, S, Detail) :-
+    ( Detail == true -> ml_emit_cases(Dir) ; true ),
     case_count(NC), ml_emit(S, case_count(NC)),
     forall(violation_count(Ag, NV), ml_emit(S, violation_count(Ag, NV))),
     forall(score(Ag, SC, N, V), ml_emit(S, score(Ag, SC, N, V))),
@@ -123,39 +150,78 @@ ml_emit_all(S, Detail) :-
     forall(score_from(Ag, SC, K), ml_emit(S, score_from(Ag, SC, K))),
     forall(score_mr(Ag, SC, MR, N, V), ml_emit(S, score_mr(Ag, SC, MR, N, V))),
     forall(invalid_cases(Ag, SC, N), ml_emit(S, invalid_cases(Ag, SC, N))),
-    ( Detail == true -> ml_emit_detail(S) ; true ),
+    ( Detail == true -> ml_emit_detail(Dir, S) ; true ),
     ml_forall_set(E, input_error(E), ml_emit(S, input_error(E))),
     ml_forall_set(E, rule_error(E), ml_emit(S, rule_error(E))).
 
-% The rows of test cases and violations: written by `check --out`, counted otherwise.
-ml_emit_rows(S) :-
-    forall(tc(C, MR, SC), ml_emit(S, testcase(C, MR, SC))),
-    forall((vr(Ag, C, R), tc(C, MR, SC)), ml_emit(S, violation(Ag, C, MR, SC, R))).
+% What `check --out` writes of each case, the case printed once: its rows, its violations (counted
+% otherwise) and the facts behind each violation (detail.pl's explain_fact/4).
+ml_emit_cases(Dir) :-
+    ml_writing(Dir, testcase, S1, ml_writing(Dir, violation, S2, ml_writing(Dir, explain, S3,
+        forall(ml_case(I, C), ml_emit_case(S1-S2-S3, I, C))))).
+ml_emit_case(S1-S2-S3, I, C) :-
+    ml_text(C, Text), Ct = '$ml_text'(Text),
+    ml_emit_testcases(S1, I, Ct), ml_emit_violations(S2, I, Ct), ml_emit_explanations(S3, I, C, Ct).
+ml_emit_testcases(S, I, Ct) :- forall(tc_i(I, MR, SC), ml_emit(S, testcase(Ct, MR, SC))).
+ml_emit_violations(S, I, Ct) :-
+    forall(( vr_i(Ag, I, R), tc_i(I, MR, SC) ), ml_emit(S, violation(Ag, Ct, MR, SC, R))).
+ml_emit_explanations(S, I, C, Ct) :-
+    forall(viol_i(Ag, I), ml_forall_set(F, explain_fact(Ag, I, C, F), ml_emit(S, explain(Ag, Ct, F)))).
 
-ml_emit_detail(S) :-
+ml_emit_detail(Dir, S) :-
     ml_store_detail,
     forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
-    forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))),
-    forall(viol(Ag, C), ml_forall_set(F, explain_fact(Ag, C, F), ml_emit(S, explain(Ag, C, F)))).
+    ml_writing(Dir, query_score, Sq, ml_emit_query_scores(Sq)).
+ml_emit_query_scores(S) :- forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))).
 
-ml_emit(S, T) :- ml_write(S, T), nl(S).
+%% ml_emit(+Stream, +Term): Term on a line of its own, printed the way clingo prints symbols.
+ml_emit(S, T) :- ml_pieces(T, Ps, ['\n']), atomics_to_string(Ps, Line), write(S, Line).
 
-%% ml_write(+Stream, +Term): print a ground term the way clingo prints symbols.
-ml_write(S, T) :- string(T), !, string_codes(T, Cs), put_char(S, '"'), ml_write_codes(S, Cs), put_char(S, '"').
-ml_write(S, T) :- atom(T), !, write(S, T).
-ml_write(S, T) :- integer(T), !, write(S, T).
-ml_write(S, T) :- compound(T), compound_name_arguments(T, F, Args), write(S, F), put_char(S, '('),
-    ml_write_args(S, Args), put_char(S, ')').
-ml_write_args(S, [A]) :- !, ml_write(S, A).
-ml_write_args(S, [A|As]) :- ml_write(S, A), put_char(S, ','), ml_write_args(S, As).
-ml_write_codes(_, []).
-ml_write_codes(S, [C|Cs]) :- ml_write_code(S, C), ml_write_codes(S, Cs).
-ml_write_code(S, 0'") :- !, write(S, '\\"').
-ml_write_code(S, 0'\\) :- !, write(S, '\\\\').
-ml_write_code(S, 0'\n) :- !, write(S, '\\n').
-ml_write_code(S, C) :- put_code(S, C).
+%% ml_write(+Stream, +Term), ml_text(+Term, -String): a ground term printed as clingo prints it.
+ml_write(S, T) :- ml_text(T, X), write(S, X).
+ml_text(T, X) :- ml_pieces(T, Ps, []), atomics_to_string(Ps, X).
 
-%% ml_query_lines(+Goal, +Template, -Lines): every distinct answer of a goal as canonical text.
-ml_query_lines(Goal, Template, Lines) :-
-    findall(L, (distinct(Template, Goal), with_output_to(string(L), ml_write(current_output, Template))), Lines).
+% The text of a term as a list of atomic pieces (one string made of them is written at once:
+% writing piece by piece costs a stream operation each). '$ml_text'(Text) is a term printed
+% already (a case, printed once for all of its lines); no fact or rule makes a name with a '$'.
+ml_pieces(T, P0, P) :- atom(T), !, P0 = [T|P].
+ml_pieces(T, P0, P) :- integer(T), !, P0 = [T|P].
+ml_pieces(T, P0, P) :- string(T), !, ml_string(T, X), P0 = [X|P].
+ml_pieces('$ml_text'(X), P0, P) :- !, P0 = [X|P].
+ml_pieces(T, [F, '('|P1], P) :- compound_name_arguments(T, F, [A|As]), ml_args(As, A, P1, [')'|P]).
+ml_args([], A, P0, P) :- ml_pieces(A, P0, P).
+ml_args([B|Bs], A, P0, P) :- ml_pieces(A, P0, [','|P1]), ml_args(Bs, B, P1, P).
+
+% A string in double quotes, with clingo's three escapes (\", \\ and \n; every other character
+% as it is). Strings are few and printed often (an agent's name is on most of its lines), so each
+% one's text is kept for the run, under its term_hash/2.
+:- dynamic ml_string_text/3.
+ml_string(Str, X) :-
+    term_hash(Str, H),
+    (   ml_string_text(H, Str, X0) -> X = X0
+    ;   string_codes(Str, Cs), ml_escape(Cs, Es), string_codes(X, [0'"|Es]), assertz(ml_string_text(H, Str, X))
+    ).
+ml_escape([], [0'"]).
+ml_escape([C|Cs], Es) :- ml_escape_code(C, Es, Es1), ml_escape(Cs, Es1).
+ml_escape_code(0'", [0'\\, 0'"|Es], Es) :- !.
+ml_escape_code(0'\\, [0'\\, 0'\\|Es], Es) :- !.
+ml_escape_code(0'\n, [0'\\, 0'n|Es], Es) :- !.
+ml_escape_code(C, [C|Es], Es).
+
+%% ml_rows(+Name, +Arity, -Lines): every distinct true atom Name/Arity as canonical text (none for
+%% a predicate nothing defines, as on clingo).
+ml_rows(Name, Arity, Lines) :-
+    functor(G, Name, Arity),
+    ( current_predicate(user:Name/Arity) -> findall(L, (distinct(G, G), ml_text(G, L)), Lines) ; Lines = [] ).
+
+%% ml_declarations(-Lines): the MR declarations of the loaded rule files, each as `fact @ file`.
+ml_declarations(Lines) :-
+    findall(L, ( member(G, [mr(_), mr_name(_, _), mr_law(_, _), mr_serves(_, _), mr_set(_, _),
+                            param_default(_, _, _), param_scale(_, _)]),
+                 clause(G, true, Ref), clause_property(Ref, file(F)),
+                 ml_text(G, T), format(string(L), "~w @ ~w", [T, F]) ), Lines).
+
+%% ml_predicate_place(+Name, +Arity, -File, -Line): where a predicate is defined.
+ml_predicate_place(Name, Arity, File, Line) :-
+    functor(H, Name, Arity), predicate_property(user:H, file(File)), predicate_property(user:H, line_count(Line)).

@@ -4,6 +4,8 @@
 % Its parameters (box_slack_px, depth_round_mm, centre_span_permille, place_slack_permille) are
 % declared with the core's in params.decl.
 
+:- table obs_span/7, place/9, level/10.
+
 agent_camera(T) :- trajectory(T, Sc), scenario_camera(Sc, agent).
 
 obs_whole(T, S, O, X1, Y1, X2, Y2) :- detection(T, S, O, _, _, X1, Y1, X2, Y2),

@@ -8,6 +8,7 @@ mr11_shared(T, S1, S2, O, D1, D2) :- agent_camera(T), depth_query(D1, T, S1, O),
     S1 \== S2, once(obs_span(T, S1, O, _, _, _, _)), once(obs_span(T, S2, O, _, _, _, _)),
     once(obs_pitch(T, S1, _, _)), once(obs_pitch(T, S2, _, _)).
 :- discontiguous mr11_why/3.
+:- table mr11_dc/5, mr11_at/9, mr11_noise/6.
 mr11_move(Q, move_dir, T, S1, S2) :- query(Q, move_dir(T, S1, S2)).
 mr11_move(Q, move_dist, T, S1, S2) :- query(Q, move_dist(T, S1, S2)).
 % One case per move answer; each object seen whole in both frames is one view mr11(Q, O) of it, and
@@ -15,7 +16,7 @@ mr11_move(Q, move_dist, T, S1, S2) :- query(Q, move_dist(T, S1, S2)).
 testcase(mr11(Q), mr11, SC) :- mr11_move(Q, _, T, S1, S2), once(mr11_shared(T, S1, S2, _, _, _)), query_sc(Q, SC).
 case_query(mr11(Q), X) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, _, D1, D2), member(X, [Q, D1, D2]).
 case_support(mr11(Q), Qm) :- mr11_move(Q, move_dist, T, S1, S2), move_query(Qm, move_dir, T, S1, S2).
-case_support(mr11(Q), Qs) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, O, _, _), query(Qs, size(T, _, O)).
+case_support(mr11(Q), Qs) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, O, _, _), any_object_query(Qs, size, T, _, O).
 mr11_view(Q, mr11(Q, O)) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, O, _, _).
 
 % The turn the agent answered; a distance takes the turn of the agent's own move_dir answer over the
@@ -35,7 +36,7 @@ mr11_floor(Ag, T, S, O, Dc, F) :- level(Ag, T, S, O, _, _, FL, _, _, _), FL > 0,
     once(obs_whole(T, S, O, _, Y1, _, Y2)), camera(T, _, Fy, _, _), obs_slack(T, K), param(pinhole_slack_permille, P),
     mr11_size(Ag, T, O, Hc), G is Fy * Hc // (Y2 - Y1 + 1 + 2 * K), G =< 1000000,
     F is G * (FL * 1000 // Dc) // (1000 + P).
-mr11_size(Ag, T, O, Hc) :- query(Q, size(T, _, O)), mag_answer(Ag, Q, HS), HS > 0, HS =< 100000, Hc is (HS + 5) // 10.
+mr11_size(Ag, T, O, Hc) :- any_object_query(Q, size, T, _, O), mag_answer(Ag, Q, HS), HS > 0, HS =< 100000, Hc is (HS + 5) // 10.
 
 % The centre for the corner (A, B) of where it may lie within the box, levelled, in cm.
 mr11_at(Ag, T, S, O, A, B, X, F, Z) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), camera(T, Fx, Fy, Cx, Cy),
@@ -88,7 +89,7 @@ mr11_length_off(short, M, _, _, LoF, _, _, B) :- M > 10000, 2 * LoF > B.
 mr11_length_off(long, M, _, _, _, HiF, A, _) :- M > 10000, 2 * HiF < A.
 violates(Ag, mr11(Q), R) :- member(R, [move_against_view, depth_against_view, distance_against_view]),
     once((mr11_view(Q, C), mr11_why(Ag, C, R))).
-violates(Ag, C, zero_depth) :- once((C = mr11(_), case_query(C, D), depth_query(D, _, _, _), mag_answer(Ag, D, 0))).
+violates(Ag, mr11(Q), zero_depth) :- once((C = mr11(Q), case_query(C, D), depth_query(D, _, _, _), mag_answer(Ag, D, 0))).
 
 % The boxes behind a violation: those of the views that broke the law.
 explain(Ag, mr11(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- mr11_view(Q, C), C = mr11(Q, O),

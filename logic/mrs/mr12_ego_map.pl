@@ -11,4 +11,4 @@ testcase(mr12(Qe, Qm), mr12, sc4a) :- pair_query(Qe, obj_dir, T, S, A, B), pair_
     mr12_frame(T, S), mr12_seen(T, S, A), mr12_seen(T, S, B).
 mr12_of(mr12(Qe, Qm), Qe, Qm).
 case_query(C, X) :- mr12_of(C, Qe, Qm), member(X, [Qe, Qm]).
-violates(Ag, C, ego_against_map) :- mr12_of(C, Qe, Qm), dir_answer(Ag, Qe, E), dir_answer(Ag, Qm, M), \+ ego_map(E, M).
+violates(Ag, mr12(Qe, Qm), ego_against_map) :- dir_answer(Ag, Qe, E), dir_answer(Ag, Qm, M), \+ ego_map(E, M).

@@ -5,5 +5,5 @@
 testcase(mr13(Qo, Qm), mr13, sc4b) :- pair_query(Qo, obj_dist, T, S, A, B), pair_query(Qm, map_dist, T, S, A, B).
 mr13_of(mr13(Qo, Qm), Qo, Qm).
 case_query(C, X) :- mr13_of(C, Qo, Qm), member(X, [Qo, Qm]).
-violates(Ag, C, map_longer_than_space) :- mr13_of(C, Qo, Qm), mag_answer(Ag, Qo, DO), mag_answer(Ag, Qm, DM),
+violates(Ag, mr13(Qo, Qm), map_longer_than_space) :- mag_answer(Ag, Qo, DO), mag_answer(Ag, Qm, DM),
     tolerance(same, mm, Tol), DM - DO > Tol.

@@ -8,5 +8,7 @@ testcase(mr14s(Qd, Qs), mr14, sc1b) :- testcase(mr14(Qd, Qs), mr14, sc1a).
 mr14_of(mr14(Qd, Qs), Qd, Qs).
 mr14_of(mr14s(Qd, Qs), Qd, Qs).
 case_query(C, X) :- mr14_of(C, Qd, Qs), member(X, [Qd, Qs]).
-violates(Ag, C, distance_without_move) :- mr14_of(C, Qd, Qs), move_answer(Ag, Qd, move(none, _)),
+violates(Ag, mr14(Qd, Qs), distance_without_move) :- mr14_moveless(Ag, Qd, Qs).
+violates(Ag, mr14s(Qd, Qs), distance_without_move) :- mr14_moveless(Ag, Qd, Qs).
+mr14_moveless(Ag, Qd, Qs) :- move_answer(Ag, Qd, move(none, _)),
     mag_answer(Ag, Qs, N), N > 0.

@@ -2,11 +2,11 @@
 % answers (distances may differ by no more than the same-distance tolerance).
 :- include('mr3_noncontradiction.decl').
 
-testcase(mr3(Q1, Q2), mr3, SC) :- query(Q1, K), query(Q2, K), Q1 @< Q2, query_sc(Q1, SC).
-case_query(mr3(Q1, Q2), Q) :- testcase(mr3(Q1, Q2), mr3, _), member(Q, [Q1, Q2]).
+testcase(mr3(Q1, Q2), mr3, SC) :- query(Q1, K), query_by_content(K, Q2), Q1 @< Q2, query_sc(Q1, SC).
+case_query(mr3(Q1, Q2), Q) :- stored_case(mr3(Q1, Q2), mr3, _), member(Q, [Q1, Q2]).
 
-violates(Ag, mr3(Q1, Q2), contradiction) :- testcase(mr3(Q1, Q2), mr3, _), query_type(Q1, Ty),
+violates(Ag, mr3(Q1, Q2), contradiction) :- stored_case(mr3(Q1, Q2), mr3, _), query_type(Q1, Ty),
     \+ magnitude(Ty), answer(Ag, Q1, V1), answer(Ag, Q2, V2), answer_fits(Q1, V1), answer_fits(Q2, V2),
     V1 \== V2.
-violates(Ag, mr3(Q1, Q2), contradiction) :- testcase(mr3(Q1, Q2), mr3, _), query_type(Q1, Ty),
+violates(Ag, mr3(Q1, Q2), contradiction) :- stored_case(mr3(Q1, Q2), mr3, _), query_type(Q1, Ty),
     mag_answer(Ag, Q1, D1), mag_answer(Ag, Q2, D2), tolerance(same, Ty, Tol), abs(D1 - D2) > Tol.

@@ -17,17 +17,20 @@ mr5_level(T, S, O) :- once((detection(T, S, O, _, _, _, Y1, _, Y2), camera(T, _,
     1000 * abs(N) =< L * D)).
 testcase(mr5(Q1, Q2), mr5, sc3b) :- object_query(Q1, depth, T, S1, O), object_query(Q2, depth, T, S2, O),
     S1 @< S2, mr5_resolved(T, S1, S2, O), mr5_level(T, S1, O), mr5_level(T, S2, O).
-case_query(mr5(Q1, Q2), Q) :- testcase(mr5(Q1, Q2), mr5, _), member(Q, [Q1, Q2]).
+case_query(mr5(Q1, Q2), Q) :- stored_case(mr5(Q1, Q2), mr5, _), member(Q, [Q1, Q2]).
 
-mr5_case(Ag, mr5(Q1, Q2), H1, H2, D1, D2, E) :- testcase(mr5(Q1, Q2), mr5, _),
+% violates/3 by the case's shape (indexed; see mr4_triangle.pl).
+violates(Ag, mr5(Q1, Q2), R) :- mr5_violates(Ag, mr5(Q1, Q2), R).
+
+mr5_case(Ag, mr5(Q1, Q2), H1, H2, D1, D2, E) :- stored_case(mr5(Q1, Q2), mr5, _),
     object_query(Q1, _, T, S1, O), object_query(Q2, _, T, S2, O),
     px_height(T, S1, O, H1), px_height(T, S2, O, H2),
     mag_answer(Ag, Q1, D1), mag_answer(Ag, Q2, D2), param(eps, E).
-violates(Ag, C, zero_depth) :- mr5_case(Ag, C, _, _, 0, _, _).
-violates(Ag, C, zero_depth) :- mr5_case(Ag, C, _, _, _, 0, _).
-violates(Ag, C, size_depth_mismatch) :- mr5_case(Ag, C, H1, H2, D1, D2, E), D1 > 0, D2 > 0,
+mr5_violates(Ag, C, zero_depth) :- mr5_case(Ag, C, _, _, 0, _, _).
+mr5_violates(Ag, C, zero_depth) :- mr5_case(Ag, C, _, _, _, 0, _).
+mr5_violates(Ag, C, size_depth_mismatch) :- mr5_case(Ag, C, H1, H2, D1, D2, E), D1 > 0, D2 > 0,
     \+ frac_lt(H1, H2, 1000 * D2 + E * D1, 1000 * D1).
-violates(Ag, C, size_depth_mismatch) :- mr5_case(Ag, C, H1, H2, D1, D2, E), D1 > 0, D2 > 0,
+mr5_violates(Ag, C, size_depth_mismatch) :- mr5_case(Ag, C, H1, H2, D1, D2, E), D1 > 0, D2 > 0,
     1000 * D2 >= E * D1, \+ frac_lt(1000 * D2 - E * D1, 1000 * D1, H1, H2).
 explain(Ag, mr5(Q1, Q2), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr5(Q1, Q2)),
     member(Q, [Q1, Q2]), object_query(Q, _, T, S, O), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).

@@ -5,13 +5,17 @@
 
 testcase(mr7(Q), mr7, sc2a) :- query(Q, obj_dir(T, S, A, B)), A \== B,
     once(obs_span(T, S, A, _, _, _, _)), once(obs_span(T, S, B, _, _, _, _)).
-case_query(mr7(Q), Q) :- testcase(mr7(Q), mr7, _).
+case_query(mr7(Q), Q) :- stored_case(mr7(Q), mr7, _).
 case_support(mr7(Q), D) :- query(Q, obj_dir(T, S, A, B)), member(O, [A, B]), depth_query(D, T, S, O).
+
+% violates/3 by the case's shape (indexed; see mr4_triangle.pl).
+:- discontiguous mr7_violates/3.
+violates(Ag, mr7(Q), R) :- mr7_violates(Ag, mr7(Q), R).
 
 mr7_gap(mr7(Q), GL, GH, Fx) :- query(Q, obj_dir(T, S, A, B)), obs_span(T, S, A, UA1, UA2, _, _),
     obs_span(T, S, B, UB1, UB2, _, _), camera(T, Fx, _, _, _), GL is UA1 - UB2, GH is UA2 - UB1.
 mr7_lat(Ag, mr7(Q), SL) :- dir_answer(Ag, Q, N), dir_name(ego, N, SL, _, _).
-violates(Ag, C, lateral_against_boxes) :- C = mr7(_), mr7_lat(Ag, C, SL), mr7_gap(C, GL, GH, Fx),
+mr7_violates(Ag, C, lateral_against_boxes) :- C = mr7(_), mr7_lat(Ag, C, SL), mr7_gap(C, GL, GH, Fx),
     param(truth_bearing_band, Wb), mr7_lateral_off(SL, GL, GH, Fx, Wb).
 mr7_lateral_off(1, _, GH, Fx, Wb) :- 1000 * GH < Wb * Fx.
 mr7_lateral_off(-1, GL, _, Fx, Wb) :- 1000 * GL > -Wb * Fx.
@@ -19,7 +23,7 @@ mr7_lateral_off(0, GL, GH, Fx, Wb) :- ( 1000 * GL > (Wb + 1) * Fx ; 1000 * GH < 
 
 mr7_depth(Ag, mr7(Q), SD, X) :- query(Q, obj_dir(T, S, A, B)), dir_answer(Ag, Q, N), dir_name(ego, N, _, SD, _),
     depth_of(Ag, T, S, A, DA), depth_of(Ag, T, S, B, DB), X is DA - DB.
-violates(Ag, C, depth_against_depths) :- C = mr7(_), mr7_depth(Ag, C, SD, X), param(truth_band_mm, W),
+mr7_violates(Ag, C, depth_against_depths) :- C = mr7(_), mr7_depth(Ag, C, SD, X), param(truth_band_mm, W),
     param(depth_round_mm, R), mr7_depth_off(SD, X, W, R).
 mr7_depth_off(1, X, W, R) :- X =< W - 2 * R.
 mr7_depth_off(-1, X, W, R) :- X >= 2 * R - W.
@@ -28,7 +32,7 @@ mr7_depth_off(0, X, W, R) :- abs(X) > W + 2 * R.
 mr7_height(Ag, mr7(Q), SU, L, H) :- query(Q, obj_dir(T, S, A, B)), dir_answer(Ag, Q, N), dir_name(ego, N, _, _, SU),
     level(Ag, T, S, A, _, _, _, _, ZLA, ZHA), level(Ag, T, S, B, _, _, _, _, ZLB, ZHB),
     L is ZLA - ZHB, H is ZHA - ZLB.
-violates(Ag, C, vertical_against_boxes) :- C = mr7(_), mr7_height(Ag, C, SU, L, H), param(truth_band_mm, W),
+mr7_violates(Ag, C, vertical_against_boxes) :- C = mr7(_), mr7_height(Ag, C, SU, L, H), param(truth_band_mm, W),
     mr7_vertical_off(SU, L, H, W).
 mr7_vertical_off(1, _, H, W) :- H < W // 10.
 mr7_vertical_off(-1, L, _, W) :- L > -(W // 10).

@@ -16,6 +16,12 @@ mr9_of(mr9(Q, D), Q, D).
 mr9_of(mr9d(Q, D), Q, D).
 case_query(C, X) :- mr9_of(C, Q, D), member(X, [Q, D]).
 
+% violates/3 by the case's shape (indexed; see mr4_triangle.pl).
+:- discontiguous mr9_violates/3.
+violates(Ag, mr9(Q, DA, DB), R) :- mr9_violates(Ag, mr9(Q, DA, DB), R).
+violates(Ag, mr9(Q, D), R) :- mr9_violates(Ag, mr9(Q, D), R).
+violates(Ag, mr9d(Q, D), R) :- mr9_violates(Ag, mr9d(Q, D), R).
+
 mr9_round(E) :- param(depth_round_mm, R), E is 1 + (R + 9) // 10.
 mr9_part(Ag, Q, x, L, H) :- mr9_pair(Q, obj_dist, T, S, A, B),
     place(Ag, T, S, A, XA1, XA2, _, _, _), place(Ag, T, S, B, XB1, XB2, _, _, _), L is XA1 - XB2, H is XA2 - XB1.
@@ -41,14 +47,14 @@ mr9_far(Ag, Q, Lo, Hi) :- mr9_parts(Ag, Q, Parts), foldl(mr9_add_far, Parts, 0-0
 mr9_add_far(_-(L-H), Lo0-Hi0, Lo-Hi) :- ivl_min_abs(L, H, A), ivl_max_abs(L, H, B),
     Lo is max(Lo0, A), Hi is Hi0 + B.
 
-violates(Ag, C, R) :- once(mr9_of(C, Q, _)), mag_answer(Ag, Q, D), X is D // 10, mr9_len(Ag, Q, Lo, Hi, M),
+mr9_violates(Ag, C, R) :- once(mr9_of(C, Q, _)), mag_answer(Ag, Q, D), X is D // 10, mr9_len(Ag, Q, Lo, Hi, M),
     mr9_verdict(Ag, Q, X, Lo, Hi, M, R).
 mr9_verdict(_, _, X, Lo, _, M, shorter_than_boxes) :- M =< 20000, X < 34650, (X + 3) * (X + 3) < Lo.
 mr9_verdict(_, _, X, _, Hi, M, longer_than_boxes) :- M =< 20000, X > 3, X < 34650, (X - 3) * (X - 3) > Hi.
 mr9_verdict(_, _, X, _, _, M, longer_than_boxes) :- M =< 20000, X >= 34650.
 mr9_verdict(Ag, Q, X, _, _, M, shorter_than_boxes) :- M > 20000, mr9_far(Ag, Q, Lo, _), X + 3 < Lo.
 mr9_verdict(Ag, Q, X, _, _, M, longer_than_boxes) :- M > 20000, mr9_far(Ag, Q, _, Hi), X - 3 > Hi.
-violates(Ag, C, zero_depth) :- once((mr9_of(C, _, D), mag_answer(Ag, D, 0))).
+mr9_violates(Ag, C, zero_depth) :- once((mr9_of(C, _, D), mag_answer(Ag, D, 0))).
 
 explain(_, C, detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- mr9_of(C, _, D), depth_query(D, T, S, O),
     detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
