@@ -46,6 +46,7 @@ def write_worlds_run(folder: Path, n_answers: int, seed: int = 11) -> dict[str, 
         metalogic("ask", str(run), "--agent", agent)
     for extra in run.glob("answers/*.json*"):  # the manifests and raw replies: not facts
         extra.unlink()
+
     def facts_in(path: Path, prefix: str = "") -> int:
         with path.open(encoding="utf-8") as fh:
             return sum(1 for line in fh if line.strip() and line[0] != "%" and line.startswith(prefix))
