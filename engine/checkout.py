@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -108,32 +109,59 @@ class RunIndex:
     image_size: dict[str, tuple[int, int]] = field(default_factory=dict)
 
 
+# An answer fact whose text is canonical but for the spaces after its commas (what `ask` writes):
+# a plain agent name or a string without escapes, a plain query id, and a value that is a name or
+# number, or one compound of those. The reader has checked every fact (no leading zeros, no
+# variables), so such a text is what clingo prints. Read by one match instead of a parse (a
+# million answers: 35 s and 0.7 GB less); anything else is parsed.
+_PLAIN_ANSWER = re.compile(
+    r'answer\(([a-z]\w*|"[^"\\\n]*"),\s?([a-z]\w*|[1-9]\d*),\s?(\w+(?:\(\w+(?:,\w+)*\))?)\)',
+    re.ASCII,
+)
+
+
 def index_facts(res: CheckResult) -> RunIndex:
+    return index_fact_texts(res.facts.facts)
+
+
+def index_fact_texts(facts: Sequence[str]) -> RunIndex:
     idx = RunIndex()
-    for fact in res.facts.facts:
+    one: dict[str, str] = {}  # one object per distinct agent and value text
+    for fact in facts:
         if not fact.startswith(_WANTED):
             continue
-        t = parse_term(fact)
-        assert isinstance(t, Fun)
-        a = t.args
-        if t.name == "answer" and len(a) == 3:
-            idx.answers[(str(a[0]), text(a[1]))] = text(a[2])
-        elif t.name == "raw_reply" and len(a) == 3:
-            idx.raw[(str(a[0]), text(a[1]))] = str(a[2])
-        elif t.name == "query" and len(a) == 2 and isinstance(a[1], Fun):
-            idx.queries[text(a[0])] = a[1]
-        elif t.name == "form" and len(a) == 2:
-            idx.forms[text(a[0])] = text(a[1])
-        elif t.name == "frame" and len(a) == 3 and isinstance(a[1], int):
-            idx.frames[(text(a[0]), a[1])] = str(a[2])
-        elif t.name == "image_size" and len(a) == 3:
-            idx.image_size[text(a[0])] = (int(a[1]), int(a[2]))
-        elif t.name == "detection" and len(a) == 9 and isinstance(a[1], int):
-            x1, y1, x2, y2 = (int(v) for v in a[5:9])
-            idx.boxes[(text(a[0]), a[1])].append(
-                {"o": label(text(a[2])), "cls": label(text(a[3])), "box": [x1, y1, x2, y2]}
-            )
+        m = _PLAIN_ANSWER.fullmatch(fact)
+        if m:
+            agent, q, value = m.groups()
+            if agent not in one:
+                one[agent] = label(agent)
+            idx.answers[(one[agent], q)] = one.setdefault(value, value)
+            continue
+        _index_fact(idx, fact)
     return idx
+
+
+def _index_fact(idx: RunIndex, fact: str) -> None:
+    t = parse_term(fact)
+    assert isinstance(t, Fun)
+    a = t.args
+    if t.name == "answer" and len(a) == 3:
+        idx.answers[(str(a[0]), text(a[1]))] = text(a[2])
+    elif t.name == "raw_reply" and len(a) == 3:
+        idx.raw[(str(a[0]), text(a[1]))] = str(a[2])
+    elif t.name == "query" and len(a) == 2 and isinstance(a[1], Fun):
+        idx.queries[text(a[0])] = a[1]
+    elif t.name == "form" and len(a) == 2:
+        idx.forms[text(a[0])] = text(a[1])
+    elif t.name == "frame" and len(a) == 3 and isinstance(a[1], int):
+        idx.frames[(text(a[0]), a[1])] = str(a[2])
+    elif t.name == "image_size" and len(a) == 3:
+        idx.image_size[text(a[0])] = (int(a[1]), int(a[2]))
+    elif t.name == "detection" and len(a) == 9 and isinstance(a[1], int):
+        x1, y1, x2, y2 = (int(v) for v in a[5:9])
+        idx.boxes[(text(a[0]), a[1])].append(
+            {"o": label(text(a[2])), "cls": label(text(a[3])), "box": [x1, y1, x2, y2]}
+        )
 
 
 def load_truth(res: CheckResult) -> dict[str, str]:

@@ -78,38 +78,63 @@ def _arg_pattern(depth: int) -> str:
     return f"(?:{_STRING}|{_NAME}(?:\\({inner}(?:,{inner})*\\))?)"
 
 
-def split_many(lines: Collection[str], name: str, arity: int, ordered: bool = False) -> list[tuple[str, ...]]:
+def split_many(
+    lines: Collection[str], name: str, arity: int, ordered: bool = False, release: bool = False
+) -> list[tuple[str, ...]]:
     """split_args of each of the lines `name(...)` of one predicate; with `ordered`, in the order
-    of the lines (sorted as Python sorts str: by code point, as UTF-8 bytes sort)."""
+    of the lines (sorted as Python sorts str: by code point, as UTF-8 bytes sort). With `release`,
+    `lines` (a set the caller gives away) is emptied once polars holds its text."""
     if len(lines) < _BULK:
         return [tuple(split_args(line)) for line in (sorted(lines) if ordered else lines)]
-    parts, text = _parts(lines, name, arity, ordered)
+    text = _series(lines, ordered, release)
+    parts = _parts(text, name, arity)
     rows: list[tuple[str, ...]] = list(zip(*(parts[c].to_list() for c in parts.columns), strict=True))
     for i in [i for i, row in enumerate(rows) if row[0] is None]:  # not matched: nested deeper
         rows[i] = tuple(split_args(text[i]))
     return rows
 
 
-def _parts(lines: Collection[str], name: str, arity: int, ordered: bool) -> tuple[pl.DataFrame, pl.Series]:
-    """The arguments of the lines as columns a0, a1, ... (null where the pattern does not match),
-    and the lines themselves, in the same order."""
+def _series(lines: Collection[str], ordered: bool, release: bool = False) -> pl.Series:
     import polars as pl
 
     series = pl.Series(list(lines), dtype=pl.String)
-    if ordered:
-        series = series.sort()
+    if release and isinstance(lines, set):
+        lines.clear()
+    return series.sort() if ordered else series
+
+
+def _parts(text: pl.Series, name: str, arity: int) -> pl.DataFrame:
+    """The arguments of the lines as columns a0, a1, ... (null where the pattern does not match),
+    in the order of the lines."""
     arg = _arg_pattern(_DEPTH)
     groups = ",".join(f"(?<a{i}>{arg})" for i in range(arity))
-    return series.str.extract_groups(f"^{re.escape(name)}\\({groups}\\)$").struct.unnest(), series
+    return text.str.extract_groups(f"^{re.escape(name)}\\({groups}\\)$").struct.unnest()
 
 
-def _explanations(lines: Collection[str], lab: Callable[[str], str]) -> dict[tuple[str, str], list[str]]:
+class _Shared(dict[str, str]):
+    """One str object for each distinct text: a big check's rows repeat the same texts (an
+    explanation cites each answer and query in five cases on average, every violation names its
+    MR and capability), and a million copies of them were a third of `check --out`'s memory."""
+
+    def __missing__(self, s: str) -> str:
+        self[s] = s
+        return s
+
+
+_CHUNK = 500_000  # explanation lines split at a time, so that polars holds one slice's pieces
+
+
+def _explanations(
+    lines: Collection[str], lab: Callable[[str], str], one: _Shared | None = None, release: bool = False
+) -> dict[tuple[str, str], list[str]]:
     """(agent, case) -> the facts of its lines `explain(Ag,C,Fact)`, in the order of the lines."""
+    one = _Shared() if one is None else one
     out: dict[tuple[str, str], list[str]] = {}
     merged = set()  # keys whose facts came in more than one run: sorted again at the end
 
     def add(ag: str, c: str, facts: list[str]) -> None:
-        key = (lab(ag), c)
+        key = (lab(ag), one[c])
+        facts = [one[f] for f in facts]
         if key in out:  # two texts with one label (an atom and a string), or a line split apart
             out[key].extend(facts)
             merged.add(key)
@@ -120,14 +145,16 @@ def _explanations(lines: Collection[str], lab: Callable[[str], str]) -> dict[tup
         for ag, c, fact in split_many(lines, "explain", 3):
             add(ag, c, [fact])
     else:
-        parts, text = _parts(lines, "explain", 3, ordered=True)
-        found = parts.filter(parts["a0"].is_not_null())
-        runs = found.group_by(["a0", "a1"], maintain_order=True).agg("a2")
-        for ag, c, facts in runs.iter_rows():
-            add(ag, c, facts)
-        for line in text.filter(parts["a0"].is_null()).to_list():  # nested deeper
-            ag, c, fact = split_args(line)
-            add(ag, c, [fact])
+        text = _series(lines, ordered=True, release=release)
+        for start in range(0, len(text), _CHUNK):  # a run cut by a slice's end is merged as above
+            chunk = text.slice(start, _CHUNK)
+            parts = _parts(chunk, "explain", 3)
+            found = parts.filter(parts["a0"].is_not_null())
+            for ag, c, facts in found.group_by(["a0", "a1"], maintain_order=True).agg("a2").iter_rows():
+                add(ag, c, facts)
+            for line in chunk.filter(parts["a0"].is_null()).to_list():  # nested deeper
+                ag, c, fact = split_args(line)
+                add(ag, c, [fact])
     for key in merged:
         out[key].sort(key=_as_in_line)
     return out
@@ -217,11 +244,14 @@ def parse_output(out: EngineOutput, consume: bool = False) -> Rows:
         return taken
 
     def take(kind: str, arity: int, ordered: bool = False) -> list[tuple[str, ...]]:
-        return split_many(take_lines(kind), kind, arity, ordered)
+        return split_many(take_lines(kind), kind, arity, ordered, release=True)
 
+    one = _Shared()  # cases, MRs, capabilities and reasons: one object per text
     rows = Rows()
-    rows.testcases = [(c, mr, sc) for c, mr, sc in take("testcase", 3, ordered=True)]
-    rows.violations = [(lab(ag), c, mr, sc, r) for ag, c, mr, sc, r in take("violation", 5, ordered=True)]
+    rows.testcases = [(one[c], one[mr], one[sc]) for c, mr, sc in take("testcase", 3, ordered=True)]
+    rows.violations = [
+        (lab(ag), one[c], one[mr], one[sc], one[r]) for ag, c, mr, sc, r in take("violation", 5, ordered=True)
+    ]
     rows.scores = sorted((lab(ag), sc, int(n), int(v)) for ag, sc, n, v in take("score", 4))
     rows.scores_mr = sorted((lab(ag), sc, mr, int(n), int(v)) for ag, sc, mr, n, v in take("score_mr", 5))
     rows.scores_set = sorted((lab(ag), sc, k, int(n), int(v)) for ag, sc, k, n, v in take("score_set", 5))
@@ -236,7 +266,7 @@ def parse_output(out: EngineOutput, consume: bool = False) -> Rows:
     for (n,) in take("case_count", 1):
         rows.case_count = int(n)
     rows.violation_counts = {lab(ag): int(n) for ag, n in take("violation_count", 2)}
-    rows.explain = _explanations(take_lines("explain"), lab)
+    rows.explain = _explanations(take_lines("explain"), lab, one, release=True)
     return rows
 
 

@@ -327,3 +327,46 @@ def test_the_truth_of_a_check_does_not_read_the_agents_answers() -> None:
     assert len(world) < len(facts.facts)
     full = true_answers(facts.program())
     assert full and true_answers("".join(f"{f}.\n" for f in world)) == full
+
+
+def test_answers_read_by_the_quick_pattern_are_those_a_parse_gives() -> None:
+    """index_fact_texts reads most answer facts with one pattern match; each fact's entry is the
+    one the term parser gives (canonical agent, query and value), and facts the pattern must not
+    read (answer/4, nested values, signs, strings, odd spacing) still come out as the parser reads
+    them, or not at all."""
+    import random
+
+    from metalogic.engine.checkout import RunIndex, _index_fact, index_fact_texts
+    from metalogic.engine.facts import facts_from_text
+
+    rng = random.Random(5)
+    names = ["a", "left", "fooBar", "x1", "0", "7", "10", "-3", '"s"', "none", "_", "f(x)"]
+    agents = ["ag", '"noisy:0.1"', '"say \\"hi\\""', "Ag2"]
+
+    def value() -> str:
+        if rng.random() < 0.5:
+            return rng.choice(names)
+        inner = rng.choice([",", ", ", ",  "]).join(rng.choice(names) for _ in range(rng.randint(1, 3)))
+        return f"move({inner})"
+
+    texts = []
+    for i in range(3000):
+        args = [rng.choice(agents), rng.choice(["q1", "q2", str(i % 50), "7"]), value()]
+        args += [value()] * (rng.random() < 0.05)  # answer/4: no answer at all
+        texts.append("answer(" + rng.choice([",", ", ", " , "]).join(args) + ")")
+    readable = []
+    for t in texts:  # only what the fact reader accepts reaches the index
+        try:
+            readable += facts_from_text({"a.lp": t + ".\n"}).facts
+        except Exception:
+            continue
+    assert len(readable) > 1000
+    from metalogic.engine.checkout import _PLAIN_ANSWER
+
+    assert 300 < sum(bool(_PLAIN_ANSWER.fullmatch(f)) for f in readable) < len(readable) - 300  # both ways
+    quick = index_fact_texts(readable)
+    parsed = RunIndex()
+    for fact in readable:
+        _index_fact(parsed, fact)
+    assert quick.answers == parsed.answers
+    assert ("noisy:0.1", "q1") in quick.answers  # a string agent by its label

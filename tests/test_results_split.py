@@ -50,7 +50,7 @@ def test_bulk_split_is_split_args(monkeypatch: pytest.MonkeyPatch) -> None:
         {"p(" + ",".join(_hostile_term(rng, rng.randint(1, 5)) for _ in range(3)) + ")" for _ in range(3000)}
     )
     monkeypatch.setattr(results, "_BULK", 10)
-    missed = results._parts(lines, "p", 3, ordered=False)[0]["a0"].is_null().sum()
+    missed = results._parts(results._series(lines, ordered=False), "p", 3)["a0"].is_null().sum()
     assert 100 < missed < len(lines) - 100  # both ways of splitting are taken
     assert results.split_many(lines, "p", 3) == [tuple(split_args(line)) for line in lines]
     assert results.split_many(set(lines), "p", 3, ordered=True) == [
@@ -78,3 +78,8 @@ def test_bulk_explanations_are_those_of_each_line(monkeypatch: pytest.MonkeyPatc
     assert results._explanations(lines, results.label) == expected
     monkeypatch.setattr(results, "_BULK", 10)
     assert results._explanations(lines, results.label) == expected
+    monkeypatch.setattr(results, "_CHUNK", 7)  # many slices, keys cut at their ends
+    assert results._explanations(lines, results.label) == expected
+    given = set(lines)
+    assert results._explanations(given, results.label, release=True) == expected
+    assert not given  # given away: emptied once polars holds the text
