@@ -50,10 +50,16 @@ from metalogic.logic import CORE_DIR
 if TYPE_CHECKING:
     import polars as pl
 
-# Shards stay about this small, so that memory per process stays bounded (about 0.5 GB for
-# `check --out`). Not smaller: every shard grounds the rules' fixed part again (about 0.2 s for
-# the tables and 2,000 rules with no facts), which at 20k facts a shard was a fifth of the work.
+# Shards stay about this small, so that memory per process stays bounded (a 1M-answer
+# `check --out` worker peaks near 1.8 GB). Not much smaller: every shard parses and grounds the
+# rules' fixed part again (the tables and about 2,000 rules with no facts: 0.05 s now, 0.2 s
+# before the rules lost their two-sided bounds), and fewer, bigger shards balance worse.
 SHARD_FACTS = 50_000
+# A worker process checks this many shards, then a fresh one takes its place: clingo keeps every
+# symbol it ever made until its process ends (potassco/clingo#203), so a worker that checked 16
+# shards of synthetic worlds held 4.3 GB, growing about 0.2 GB a shard. A fresh worker costs
+# about 0.5 s.
+SHARDS_PER_WORKER = 4
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
 # The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
 MERGE_INPUT = (
@@ -311,15 +317,7 @@ def run_sharded(
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
     refuse_cross_trajectory(rules)
     parts = split_by_trajectory(facts, shard_count(len(facts), workers))
-    # A fresh interpreter per worker: SWI-Prolog and clingo state must not be inherited by fork.
-    with ProcessPoolExecutor(
-        max_workers=min(workers, len(parts)),
-        mp_context=get_context("spawn"),
-        initializer=_init_worker,
-        initargs=(list(rules_dirs), mrs),
-    ) as pool:
-        n = len(parts)
-        outs = list(pool.map(_check_shard, [engine] * n, parts, [params] * n, [detail] * n))
+    outs = _check_shards(engine, rules_dirs, mrs, parts, params, workers, detail)
     n_shards = len(parts)
     del parts  # the facts stay with the caller; the shards' copies are not needed
     merged = merge_outputs(engine, outs, rules)
@@ -327,6 +325,35 @@ def run_sharded(
         ids = tuple(m.id for m in rules.mrs)
         notify_engine_run(EngineRun(engine, ids, 0, time.perf_counter() - t0, shards=n_shards))
     return merged
+
+
+def _check_shards(
+    engine: str,
+    rules_dirs: Sequence[str],
+    mrs: str | Sequence[str],
+    parts: list[list[str]],
+    params: Mapping[str, int],
+    workers: int,
+    detail: bool,
+) -> list[EngineOutput]:
+    """Each shard's output, in order. The shards go in rounds of SHARDS_PER_WORKER per worker, each
+    round to a pool of fresh processes (a spawned interpreter: SWI-Prolog and clingo state must not
+    be inherited by fork). Rounds rather than the pool's max_tasks_per_child, which on Python 3.11
+    waits forever once every worker has retired with shards still queued."""
+    outs: list[EngineOutput] = []
+    n_workers = min(workers, len(parts))
+    per_round = n_workers * SHARDS_PER_WORKER
+    for start in range(0, len(parts), per_round):
+        batch = parts[start : start + per_round]
+        n = len(batch)
+        with ProcessPoolExecutor(
+            max_workers=min(n_workers, n),
+            mp_context=get_context("spawn"),
+            initializer=_init_worker,
+            initargs=(list(rules_dirs), mrs),
+        ) as pool:
+            outs += pool.map(_check_shard, [engine] * n, batch, [params] * n, [detail] * n)
+    return outs
 
 
 def merge_outputs(engine: str, outs: list[EngineOutput], rules: RuleSet) -> EngineOutput:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_differential import make_batch, ruleset
@@ -48,6 +49,30 @@ def test_random_worlds_sharded_equal_unsharded() -> None:
         "shared_q,move_dir(tx1" in " ".join(s) and "shared_q,move_dir(tx2" in " ".join(s) for s in shards
     )
     assert_same(facts, "clingo", resolve_params(ruleset(), settings), workers=3)
+
+
+def test_shards_checked_in_rounds_of_fresh_workers_equal_unsharded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Workers retire after SHARDS_PER_WORKER shards (clingo never frees a symbol): many small
+    shards in several rounds of fresh processes give the lines of one run, in either engine."""
+    from metalogic.engine import shards
+
+    worlds, settings = make_batch(78)
+    facts = facts_of([x for w in worlds for x in w])
+    monkeypatch.setattr(shards, "SHARD_FACTS", len(facts) // 8)
+    monkeypatch.setattr(shards, "SHARDS_PER_WORKER", 1)
+    assert shards.shard_count(len(facts), 2) >= 6  # three rounds or more
+    rounds: list[dict[str, object]] = []
+    real_pool = shards.ProcessPoolExecutor
+
+    def pool(**kw: Any) -> Any:  # the real pool, counted
+        rounds.append(kw)
+        return real_pool(**kw)
+
+    monkeypatch.setattr(shards, "ProcessPoolExecutor", pool)
+    for engine in ("clingo", "prolog"):
+        rounds.clear()
+        assert_same(facts, engine, resolve_params(ruleset(), settings), workers=2)
+        assert len(rounds) >= 3
 
 
 def test_split_keeps_each_trajectory_whole_however_its_facts_are_written() -> None:
