@@ -28,6 +28,7 @@ with --workers.
     .venv/bin/python bench/check_scale.py                    # 10k, 100k, 1M
     .venv/bin/python bench/check_scale.py --sizes 10000 100000 --prolog-limit 100000
     .venv/bin/python bench/check_scale.py --workloads worlds --sizes 100000
+    .venv/bin/python bench/check_scale.py --keep /tmp/runs --reuse      # the folders of an earlier --keep
 
 Prints a table and writes bench/results/check_scale.json.
 """
@@ -320,7 +321,7 @@ def measure_clingo(folder: Path, detail: bool = True) -> dict[str, Any]:
 
 
 class ChildPeak:
-    """The largest peak resident memory (VmHWM) of any child process while the block runs, polled
+    """The largest peak resident memory (VmHWM) of any worker process while the block runs, polled
     from /proc. getrusage(RUSAGE_CHILDREN) would not do: a child forked from a big parent counts
     the parent's pages it held before exec."""
 
@@ -342,6 +343,10 @@ class ChildPeak:
             for task in Path(f"/proc/{me}/task").glob("*/children"):
                 for pid in task.read_text().split():
                     try:
+                        # a child between fork and exec still shows this process's peak: only
+                        # spawned workers count (their command line names spawn_main)
+                        if b"spawn_main" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                            continue
                         status = Path(f"/proc/{pid}/status").read_text()
                     except OSError:
                         continue  # ended meanwhile
@@ -466,6 +471,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--keep", type=Path, help="keep the generated run folders here")
+    ap.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --keep: check the folders an earlier --keep run left there instead of making them again",
+    )
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="check_scale-"))
     results: list[dict[str, Any]] = []
@@ -499,13 +509,18 @@ def main() -> None:
 
 def measure_size(workload: str, n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
-    if workload == "worlds":
+    saved = folder.with_name(folder.name + ".counts.json")  # what a kept folder holds
+    if args.reuse and saved.is_file():
+        counts = json.loads(saved.read_text())
+    elif workload == "worlds":
         from world_runs import write_worlds_run
 
         counts = write_worlds_run(folder, n)
-        folder = folder / "run"
     else:
         counts = write_run(folder, n, shard_answers=args.shard_answers)
+    saved.write_text(json.dumps(counts))
+    if workload == "worlds":
+        folder = folder / "run"
     row: dict[str, Any] = {
         "workload": workload,
         "answers": counts["answers"],
