@@ -510,7 +510,7 @@ def main() -> None:
 def measure_size(workload: str, n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     t0 = time.perf_counter()
     saved = folder.with_name(folder.name + ".counts.json")  # what a kept folder holds
-    if args.reuse and saved.is_file():
+    if args.reuse and saved.is_file() and folder.is_dir():
         counts = json.loads(saved.read_text())
     elif workload == "worlds":
         from world_runs import write_worlds_run

@@ -50,15 +50,16 @@ from metalogic.logic import CORE_DIR
 if TYPE_CHECKING:
     import polars as pl
 
-# Shards stay about this small, so that memory per process stays bounded (a 1M-answer
-# `check --out` worker peaks near 1.8 GB). Not much smaller: every shard parses and grounds the
-# rules' fixed part again (the tables and about 2,000 rules with no facts: 0.05 s now, 0.2 s
-# before the rules lost their two-sided bounds), and fewer, bigger shards balance worse.
+# Shards stay about this small, so that memory per process stays bounded (a `check --out`
+# worker at 1M answers peaks near 0.7 GB on households, 1.4 GB on the pipeline's worlds). Not much
+# smaller: every shard parses and grounds the rules' fixed part again (the tables and about 2,000
+# rules with no facts: 0.05 s now, 0.2 s before the rules lost their two-sided bounds), and fewer,
+# bigger shards balance worse.
 SHARD_FACTS = 50_000
 # A worker process checks this many shards, then a fresh one takes its place: clingo keeps every
 # symbol it ever made until its process ends (potassco/clingo#203), so a worker that checked 16
-# shards of synthetic worlds held 4.3 GB, growing about 0.2 GB a shard. A fresh worker costs
-# about 0.5 s.
+# shards of synthetic worlds held 4.3 GB, growing about 0.2 GB a shard. A fresh pool of two
+# workers, rules loaded and an empty shard checked, takes about 0.15 s.
 SHARDS_PER_WORKER = 4
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
 # The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
