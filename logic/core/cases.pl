@@ -26,3 +26,5 @@ rule_error(case_in_two_mrs(C, SC, M1, M2)) :- tc_i(I, M1, SC), tc_i(I, M2, SC), 
 % stored_case(C, MR, SC): a test case the driver has stored (testcase/3, derived once): what the MRs'
 % own rules check a given case against, instead of deriving it again.
 stored_case(C, MR, SC) :- ml_case_id(C, I), tc_i(I, MR, SC).
+% stored_case_query(C, Q): a query of a stored case (case_query/2, derived once).
+stored_case_query(C, Q) :- ml_case_id(C, I), cq_i(I, Q).

@@ -3,10 +3,10 @@
 % driver asks these only when they are written. Uses ml_group_counts/3 and ml_key_counts/3 of
 % score.pl; cases are the driver's numbered cases (I), with their terms (C) where rules need them.
 
-explain_fact(_, I, _, query(Q, K)) :- cq_i(I, Q), query(Q, K).
-explain_fact(Ag, I, _, answer(Ag, Q, V)) :- cq_i(I, Q), answer(Ag, Q, V).
-explain_fact(Ag, I, _, query(Q, K)) :- cs_i(I, Q), answer(Ag, Q, _), query(Q, K).
-explain_fact(Ag, I, _, answer(Ag, Q, V)) :- cs_i(I, Q), answer(Ag, Q, V).
+% The case's queries and the agent's answers to them, and the supporting queries the agent answered
+% with those answers (each table walked once, for both kinds of fact).
+explain_fact(Ag, I, _, F) :- cq_i(I, Q), ( query(Q, K), F = query(Q, K) ; answer(Ag, Q, V), F = answer(Ag, Q, V) ).
+explain_fact(Ag, I, _, F) :- cs_i(I, Q), answer(Ag, Q, V), ( query(Q, K), F = query(Q, K) ; F = answer(Ag, Q, V) ).
 explain_fact(Ag, _, C, F) :- explain(Ag, C, F).
 
 % Per trajectory and per object (the error-rate tables): cases that touch a trajectory or object.
@@ -41,8 +41,21 @@ score_object(Ag, T, O, N, V) :- agent(Ag),
     ml_object_cases(T, O, All), ml_count(Offs, T-O, F), N is All - F, ml_count(Viols, T-O, V).
 
 % Per answer: the cases that need it and how many of them are violated (the MR verifier's reward).
+% The three lists, each sorted by query, are joined in one walk (a lookup per answer in a tree
+% of all queries would cost a search each).
 query_score(Ag, Q, N, V) :- agent(Ag),
-    ml_key_counts(Q1, (off_i(Ag, I1), cq_i(I1, Q1)), Offs),
-    ml_key_counts(Q2, (viol_i(Ag, I2), cq_i(I2, Q2)), Viols),
-    findall(Q0, (answer(Ag, Q0, _), ml_query_cases(Q0, _)), Qs0), sort(Qs0, Qs),
-    member(Q, Qs), ml_query_cases(Q, All), ml_count(Offs, Q, F), N is All - F, ml_count(Viols, Q, V).
+    ml_key_list(Q1, (off_i(Ag, I1), cq_i(I1, Q1)), Offs),
+    ml_key_list(Q2, (viol_i(Ag, I2), cq_i(I2, Q2)), Viols),
+    findall(Q0-All, (answer(Ag, Q0, _), ml_query_cases(Q0, All)), Qs0), sort(Qs0, Qs),
+    ml_join_counts(Qs, Offs, Viols, Rows), member(Q-N-V, Rows).
+%% ml_key_list(+Key, :Goal, -Counts): as ml_key_counts/3, as a list of Key-N sorted by key.
+ml_key_list(Key, Goal, Counts) :- findall(Key, Goal, Keys0), msort(Keys0, Keys), clumped(Keys, Counts).
+ml_join_counts([], _, _, []).
+ml_join_counts([Q-All|Qs], Offs0, Viols0, [Q-N-V|Rows]) :-
+    ml_take_count(Offs0, Q, F, Offs), ml_take_count(Viols0, Q, V, Viols), N is All - F,
+    ml_join_counts(Qs, Offs, Viols, Rows).
+% ml_take_count(+Counts0, +Key, -N, -Counts): N for Key in a sorted Key-N list (0 if absent), and the
+% rest of the list after the keys up to Key.
+ml_take_count([K-N0|Rest], Q, N, Out) :- K == Q, !, N = N0, Out = Rest.
+ml_take_count([K-_|Rest], Q, N, Out) :- K @< Q, !, ml_take_count(Rest, Q, N, Out).
+ml_take_count(Counts, _, 0, Counts).

@@ -21,6 +21,12 @@
 :- dynamic ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, off_i/2, inv_i/2, vr_i/3, viol_i/2,
            param_override/2.
 
+% Tables an MR file stores once per run, after the observations and before the cases: a clause
+% ml_mr_store(Goal, Indicators) in the file has the driver call Goal then, and ml_reset/1 empty the
+% predicates Indicators (dynamic, and defined by Goal's assertions only).
+:- multifile ml_mr_store/2.
+:- dynamic ml_mr_store/2.
+
 %% ml_case_id(+Case, -I): the number of a stored case.
 ml_case_id(C, I) :- term_hash(C, H), ml_case_h(H, C, I).
 
@@ -36,14 +42,16 @@ ml_forall_set(Template, Goal, Action) :-
 ml_declare_facts(Indicators) :- forall(member(PI, Indicators), dynamic(user:PI)).
 
 %% ml_reset(+Indicators): forget the facts of the last run and all derived tables, including the
-%% tables of the tabled helpers (algebra.pl, observe.pl, some MRs), which depend on the facts.
+%% tables of the tabled helpers (algebra.pl), the observations stored by observe.pl and the tables
+%% MR files store (ml_mr_store/2), which depend on the facts.
 ml_reset(Indicators) :-
     abolish_all_tables,
     forall(member(Name/Arity, Indicators), (functor(H, Name, Arity), retractall(user:H))),
     retractall(param_override(_, _)),
     ml_clear([ml_case/2, ml_case_h/3, tc_i/3, cq_i/2, cs_i/2, app_i/2, off_i/2, inv_i/2, vr_i/3, viol_i/2,
-              ml_string_text/3, ml_agent/1]),
-    ml_forget_queries, ml_forget_scores, ml_forget_detail.
+              ml_string_text/3, ml_fact_text/3, ml_agent/1]),
+    ml_forget_queries, ml_forget_observations, ml_forget_scores, ml_forget_detail,
+    forall(ml_mr_store(_, MRTables), ml_clear(MRTables)).
 
 %% ml_clear(+Indicators): empty the driver's own tables (dynamic, and defined nowhere else):
 %% abolishing a table and declaring it again frees it at once, several times faster than retracting
@@ -96,6 +104,8 @@ ml_unload_rules(File) :- abolish_all_tables, unload_file(File).
 ml_run(Dir, Detail) :-
     ml_store_agents,
     ml_store_queries,
+    ml_store_observations,
+    forall(ml_mr_store(Store, _), call(Store)),
     ml_store_cases,
     ml_store_verdicts,
     ml_store_scores,
@@ -165,15 +175,34 @@ ml_emit_case(S1-S2-S3, I, C) :-
 ml_emit_testcases(S, I, Ct) :- forall(tc_i(I, MR, SC), ml_emit(S, testcase(Ct, MR, SC))).
 ml_emit_violations(S, I, Ct) :-
     forall(( vr_i(Ag, I, R), tc_i(I, MR, SC) ), ml_emit(S, violation(Ag, Ct, MR, SC, R))).
+% An agent's explanations of one case are written at once, as one string (a write per line would
+% cost a stream operation each). The facts explained are few and each explains many violations (a
+% box or a question those of every agent), so each one's text is kept for the run, under its
+% term_hash/2.
+:- dynamic ml_fact_text/3.
 ml_emit_explanations(S, I, C, Ct) :-
-    forall(viol_i(Ag, I), ml_forall_set(F, explain_fact(Ag, I, C, F), ml_emit(S, explain(Ag, Ct, F)))).
+    forall(viol_i(Ag, I), ( findall(F, explain_fact(Ag, I, C, F), Fs0), sort(Fs0, Fs),
+                            ml_explain_pieces(Fs, Ag, Ct, Ps), atomics_to_string(Ps, X), write(S, X) )).
+ml_explain_pieces([], _, _, []).
+ml_explain_pieces([F|Fs], Ag, Ct, P0) :-
+    ml_fact_text(F, X), ml_pieces(explain(Ag, Ct, '$ml_text'(X)), P0, ['\n'|P]), ml_explain_pieces(Fs, Ag, Ct, P).
+ml_fact_text(F, X) :-
+    term_hash(F, H),
+    (   ml_fact_text(H, F, X0) -> X = X0
+    ;   ml_text(F, X), assertz(ml_fact_text(H, F, X))
+    ).
 
 ml_emit_detail(Dir, S) :-
     ml_store_detail,
     forall(score_traj(Ag, T, N, V), ml_emit(S, score_traj(Ag, T, N, V))),
     forall(score_object(Ag, T, O, N, V), ml_emit(S, score_object(Ag, T, O, N, V))),
     ml_writing(Dir, query_score, Sq, ml_emit_query_scores(Sq)).
-ml_emit_query_scores(S) :- forall(query_score(Ag, Q, N, V), ml_emit(S, query_score(Ag, Q, N, V))).
+% Many lines, written at once per agent (as the explanations are).
+ml_emit_query_scores(S) :-
+    forall(agent(Ag), ( findall(query_score(Ag, Q, N, V), query_score(Ag, Q, N, V), Lines),
+                        ml_lines_pieces(Lines, Ps), atomics_to_string(Ps, X), write(S, X) )).
+ml_lines_pieces([], []).
+ml_lines_pieces([L|Ls], P0) :- ml_pieces(L, P0, ['\n'|P]), ml_lines_pieces(Ls, P).
 
 %% ml_emit(+Stream, +Term): Term on a line of its own, printed the way clingo prints symbols.
 ml_emit(S, T) :- ml_pieces(T, Ps, ['\n']), atomics_to_string(Ps, Line), write(S, Line).

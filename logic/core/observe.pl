@@ -4,7 +4,24 @@
 % Its parameters (box_slack_px, depth_round_mm, centre_span_permille, place_slack_permille) are
 % declared with the core's in params.decl.
 
-:- table obs_span/7, place/9, level/10.
+% The spans of the boxes and the placements at the agents' depth answers are stored once per run
+% (ml_store_observations/0, called by the driver after the queries, before the cases): every MR
+% that reads boxes asks them, many times over, and a stored fact is found through SWI-Prolog's
+% indexes far more cheaply than a tabled call (a table per call variant, each costly to create).
+% The stored rows are the distinct solutions, as tables would hold.
+:- dynamic ml_obs_span/7, ml_place/9, ml_level/10.
+obs_span(T, S, O, UL, UH, VL, VH) :- ml_obs_span(T, S, O, UL, UH, VL, VH).
+place(Ag, T, S, O, XL, XH, YL, YH, Dc) :- ml_place(Ag, T, S, O, XL, XH, YL, YH, Dc).
+level(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH) :- ml_level(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH).
+
+ml_store_observations :-
+    ml_forall_set(s(T, S, O, UL, UH, VL, VH), obs_span_of(T, S, O, UL, UH, VL, VH),
+                  assertz(ml_obs_span(T, S, O, UL, UH, VL, VH))),
+    ml_forall_set(p(Ag, T, S, O, XL, XH, YL, YH, Dc), place_of(Ag, T, S, O, XL, XH, YL, YH, Dc),
+                  assertz(ml_place(Ag, T, S, O, XL, XH, YL, YH, Dc))),
+    ml_forall_set(l(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH), level_of(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH),
+                  assertz(ml_level(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH))).
+ml_forget_observations :- ml_clear([ml_obs_span/7, ml_place/9, ml_level/10]).
 
 agent_camera(T) :- trajectory(T, Sc), scenario_camera(Sc, agent).
 
@@ -14,7 +31,7 @@ obs_whole(T, S, O, X1, Y1, X2, Y2) :- detection(T, S, O, _, _, X1, Y1, X2, Y2),
 obs_slack(T, K) :- box_slack(T, K0), !, K = K0.
 obs_slack(_, K) :- param(box_slack_px, K).
 
-obs_span(T, S, O, UL, UH, VL, VH) :- obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, _, _, Cx, Cy),
+obs_span_of(T, S, O, UL, UH, VL, VH) :- obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, _, _, Cx, Cy),
     obs_slack(T, K), param(centre_span_permille, P),
     M is (X2 + 1 - X1) * (1000 - P) // 2000, N is (Y2 + 1 - Y1) * (1000 - P) // 2000,
     UL is X1 + M - K - Cx, UH is X2 + 1 - M + K - Cx, VL is Cy - (Y2 + 1 - N + K), VH is Cy - (Y1 + N - K).
@@ -27,11 +44,11 @@ depth_query(Q, T, S, O) :- object_query(Q, depth, T, S, O).
 place_slack(Ag, T, S, O, Dc, E) :- depth_of(Ag, T, S, O, D), once(obs_span(T, S, O, _, _, _, _)),
     Dc is (D + 5) // 10, Dc > 0, Dc =< 100000, param(depth_round_mm, R), param(place_slack_permille, P),
     E is 1 + (R + 9) // 10 + Dc * P // 1000.
-place(Ag, T, S, O, XL, XH, YL, YH, Dc) :- place_slack(Ag, T, S, O, Dc, E), obs_span(T, S, O, UL, UH, VL, VH),
+place_of(Ag, T, S, O, XL, XH, YL, YH, Dc) :- place_slack(Ag, T, S, O, Dc, E), obs_span(T, S, O, UL, UH, VL, VH),
     camera(T, Fx, Fy, _, _),
     XL is UL * Dc // Fx - E, XH is UH * Dc // Fx + E, YL is VL * Dc // Fy - E, YH is VH * Dc // Fy + E.
 
-level(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH) :- place(Ag, T, S, O, XL, XH, YL, YH, Dc), obs_pitch(T, S, C, Sn),
+level_of(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH) :- place(Ag, T, S, O, XL, XH, YL, YH, Dc), obs_pitch(T, S, C, Sn),
     ( Sn >= 0 -> PL is YL * Sn, PH is YH * Sn ; PL is YH * Sn, PH is YL * Sn ),
     FL is (Dc * C - PH) // 1000 - 1, FH is (Dc * C - PL) // 1000 + 1,
     ZL is (Dc * Sn + YL * C) // 1000 - 1, ZH is (Dc * Sn + YH * C) // 1000 + 1.

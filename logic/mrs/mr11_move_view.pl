@@ -7,8 +7,6 @@
 mr11_shared(T, S1, S2, O, D1, D2) :- agent_camera(T), depth_query(D1, T, S1, O), depth_query(D2, T, S2, O),
     S1 \== S2, once(obs_span(T, S1, O, _, _, _, _)), once(obs_span(T, S2, O, _, _, _, _)),
     once(obs_pitch(T, S1, _, _)), once(obs_pitch(T, S2, _, _)).
-:- discontiguous mr11_why/3.
-:- table mr11_dc/5, mr11_at/9, mr11_noise/6.
 mr11_move(Q, move_dir, T, S1, S2) :- query(Q, move_dir(T, S1, S2)).
 mr11_move(Q, move_dist, T, S1, S2) :- query(Q, move_dist(T, S1, S2)).
 % One case per move answer; each object seen whole in both frames is one view mr11(Q, O) of it, and
@@ -17,12 +15,26 @@ testcase(mr11(Q), mr11, SC) :- mr11_move(Q, _, T, S1, S2), once(mr11_shared(T, S
 case_query(mr11(Q), X) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, _, D1, D2), member(X, [Q, D1, D2]).
 case_support(mr11(Q), Qm) :- mr11_move(Q, move_dist, T, S1, S2), move_query(Qm, move_dir, T, S1, S2).
 case_support(mr11(Q), Qs) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, O, _, _), any_object_query(Qs, size, T, _, O).
-mr11_view(Q, mr11(Q, O)) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, O, _, _).
+mr11_view_of(Q, mr11(Q, O)) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, O, _, _).
+
+% The views of every move question and the placements they read are stored once per run, before
+% the cases (the driver's ml_mr_store/2): each is read by every reason and answer of the question,
+% and each placement by every question over its frame, and a stored fact is found far more cheaply
+% than a tabled call is made.
+:- dynamic mr11_view_row/2, mr11_placed_row/7.
+ml_mr_store(mr11_store, [mr11_view_row/2, mr11_placed_row/7]).
+mr11_store :-
+    ml_forall_set(Q-C, mr11_view_of(Q, C), assertz(mr11_view_row(Q, C))),
+    ml_forall_set(T-S-O, ( mr11_view_row(Q, mr11(Q, O)), mr11_move(Q, _, T, S1, S2), member(S, [S1, S2]) ),
+        ml_forall_set(p(Ag, Cs, NX, NFZ), mr11_place_of(Ag, T, S, O, Cs, NX, NFZ),
+                      assertz(mr11_placed_row(Ag, T, S, O, Cs, NX, NFZ)))).
+mr11_view(Q, C) :- mr11_view_row(Q, C).
+mr11_placed(Ag, T, S, O, Cs, NX, NFZ) :- mr11_placed_row(Ag, T, S, O, Cs, NX, NFZ).
 
 % The turn the agent answered; a distance takes the turn of the agent's own move_dir answer over the
 % same states, or else every quarter turn (all must break the law).
-mr11_turn(Ag, mr11(Q, _), R) :- move_answer(Ag, Q, move(_, N)), turn(N, R).
-mr11_turn(Ag, mr11(Q, _), R) :- mr11_move(Q, move_dist, T, S1, S2), mag_answer(Ag, Q, _),
+mr11_turn(Ag, Q, R) :- move_answer(Ag, Q, move(_, N)), turn(N, R).
+mr11_turn(Ag, Q, R) :- mr11_move(Q, move_dist, T, S1, S2), mag_answer(Ag, Q, _),
     ( move_query(Qm, move_dir, T, S1, S2), move_answer(Ag, Qm, move(_, N))
     -> turn(N, R)
     ;  between(0, 3, R)
@@ -32,66 +44,90 @@ mr11_turn(Ag, mr11(Q, _), R) :- mr11_move(Q, move_dist, T, S1, S2), mag_answer(A
 % of the agent's own answered size looks as small as its box (see mr11_move_view.lp).
 mr11_dc(Ag, T, S, O, D) :- place(Ag, T, S, O, _, _, _, _, Dc),
     findall(F, mr11_floor(Ag, T, S, O, Dc, F), Fs), max_list([Dc|Fs], D).
+% (A box of no height has no floor, as on clingo, where a division by zero leaves the rule out: the
+% placements are stored for every frame a view reads, asked or not, and must not raise an error.)
 mr11_floor(Ag, T, S, O, Dc, F) :- level(Ag, T, S, O, _, _, FL, _, _, _), FL > 0, FL =< 100000,
     once(obs_whole(T, S, O, _, Y1, _, Y2)), camera(T, _, Fy, _, _), obs_slack(T, K), param(pinhole_slack_permille, P),
-    mr11_size(Ag, T, O, Hc), G is Fy * Hc // (Y2 - Y1 + 1 + 2 * K), G =< 1000000,
+    mr11_size(Ag, T, O, Hc), Hb is Y2 - Y1 + 1 + 2 * K, Hb =\= 0, G is Fy * Hc // Hb, G =< 1000000,
     F is G * (FL * 1000 // Dc) // (1000 + P).
 mr11_size(Ag, T, O, Hc) :- any_object_query(Q, size, T, _, O), mag_answer(Ag, Q, HS), HS > 0, HS =< 100000, Hc is (HS + 5) // 10.
 
-% The centre for the corner (A, B) of where it may lie within the box, levelled, in cm.
-mr11_at(Ag, T, S, O, A, B, X, F, Z) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), camera(T, Fx, Fy, Cx, Cy),
-    mr11_dc(Ag, T, S, O, Dc), obs_pitch(T, S, C, Sn), member(A, [0, 1]), member(B, [0, 1]),
-    X is (X1 + A * (X2 - X1 + 1) - Cx) * Dc // Fx, Y is (Cy - Y1 - B * (Y2 - Y1 + 1)) * Dc // Fy,
-    F is (Dc * C - Y * Sn) // 1000, Z is (Dc * Sn + Y * C) // 1000.
-% The slack of a placement per axis (see mr11_move_view.lp).
-mr11_noise(Ag, T, S, O, I, N) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), camera(T, Fx, Fy, _, _), obs_slack(T, K),
-    param(centre_drift_permille, M), P is 2 * K + 1 + M * (X2 - X1 + Y2 - Y1 + 2) // 1000,
-    mr11_dc(Ag, T, S, O, Dc), param(depth_round_mm, R),
-    ( I == x -> N is P * Dc // Fx + 1 ; N is (P * Dc // Fy) * 3 // 2 + 2 + (R + 9) // 10 ).
+% A placement of an object in one frame, mr11_placed(Ag, T, S, O, Cs, NX, NFZ), stored once per
+% agent, frame and object and shared by every view, turn and reason that reads it: Cs holds
+% the centre (X, F, Z: right, levelled forward and up, in cm) for each corner (A, B) of where it may
+% lie within the box, in the order (0,0), (0,1), (1,0), (1,1); NX and NFZ are the slack of the
+% placement right and forward or up (see mr11_move_view.lp).
+mr11_place_of(Ag, T, S, O, Cs, NX, NFZ) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), camera(T, Fx, Fy, Cx, Cy),
+    mr11_dc(Ag, T, S, O, Dc), obs_pitch(T, S, C, Sn),
+    findall(c(X, F, Z), ( member(A, [0, 1]), member(B, [0, 1]),
+                          X is (X1 + A * (X2 - X1 + 1) - Cx) * Dc // Fx, Y is (Cy - Y1 - B * (Y2 - Y1 + 1)) * Dc // Fy,
+                          F is (Dc * C - Y * Sn) // 1000, Z is (Dc * Sn + Y * C) // 1000 ), Cs),
+    obs_slack(T, K), param(centre_drift_permille, M), P is 2 * K + 1 + M * (X2 - X1 + Y2 - Y1 + 2) // 1000,
+    param(depth_round_mm, R),
+    NX is P * Dc // Fx + 1, NFZ is (P * Dc // Fy) * 3 // 2 + 2 + (R + 9) // 10.
 mr11_rot(0, X, F, X, F).
 mr11_rot(R, X, F, X1, F1) :- R > 0, R0 is R - 1, mr11_rot(R0, X, F, Y, G), X1 is -G, F1 = Y.
-mr11_corner(Ag, mr11(Q, O), R, x, V) :- mr11_move(Q, _, T, S1, S2), mr11_at(Ag, T, S1, O, A, B, X1, _, _),
-    mr11_at(Ag, T, S2, O, A, B, X2, F2, _), mr11_rot(R, X2, F2, X2r, _), V is X1 - X2r.
-mr11_corner(Ag, mr11(Q, O), R, f, V) :- mr11_move(Q, _, T, S1, S2), mr11_at(Ag, T, S1, O, A, B, _, F1, _),
-    mr11_at(Ag, T, S2, O, A, B, X2, F2, _), mr11_rot(R, X2, F2, _, F2r), V is F1 - F2r.
-mr11_corner(Ag, mr11(Q, O), _, z, V) :- mr11_move(Q, _, T, S1, S2), mr11_at(Ag, T, S1, O, A, B, _, _, Z1),
-    mr11_at(Ag, T, S2, O, A, B, _, _, Z2), V is Z1 - Z2.
-mr11_part(Ag, C, R, I, L, H) :- C = mr11(Q, O), mr11_move(Q, _, T, S1, S2), member(I, [x, f, z]),
-    mr11_noise(Ag, T, S1, O, I, N1), mr11_noise(Ag, T, S2, O, I, N2),
-    findall(V, mr11_corner(Ag, C, R, I, V), Vs), Vs \== [], min_list(Vs, L0), max_list(Vs, H0),
-    L is L0 - N1 - N2, H is H0 + N1 + N2.
 
-mr11_why(Ag, C, move_against_view) :- once((C = mr11(Q, _), move_answer(Ag, Q, move(N, _)), dir_name(move, N, SX, SF, SZ),
-    mr11_turn(Ag, C, R), param(truth_move_tol_mm, W),
-    member(I-Sg, [x-SX, f-SF, z-SZ]), mr11_part(Ag, C, R, I, L, H), mr11_sign_off(Sg, L, H, W))).
-mr11_why(Ag, C, depth_against_view) :- once((C = mr11(Q, O), mr11_turn(Ag, C, _), mr11_move(Q, _, T, S1, S2),
+% The placements of a view's object in its two frames.
+mr11_placements(Ag, mr11(Q, O), P1, P2) :- mr11_move(Q, _, T, S1, S2),
+    P1 = p(Cs1, NX1, NFZ1), mr11_placed(Ag, T, S1, O, Cs1, NX1, NFZ1),
+    P2 = p(Cs2, NX2, NFZ2), mr11_placed(Ag, T, S2, O, Cs2, NX2, NFZ2).
+% The camera's displacement under turn R as an interval per axis, [x-(L-H), f-(L-H), z-(L-H)]: the
+% place in the first frame minus the place in the second turned back by R, over the four corners
+% (the same corner in both frames), widened by the slack of both placements.
+mr11_parts(p(Cs1, NX1, NFZ1), p(Cs2, NX2, NFZ2), R, [x-(LX-HX), f-(LF-HF), z-(LZ-HZ)]) :-
+    mr11_diffs(Cs1, Cs2, R, Xs, Fs, Zs),
+    min_list(Xs, LX0), max_list(Xs, HX0), LX is LX0 - NX1 - NX2, HX is HX0 + NX1 + NX2,
+    min_list(Fs, LF0), max_list(Fs, HF0), LF is LF0 - NFZ1 - NFZ2, HF is HF0 + NFZ1 + NFZ2,
+    min_list(Zs, LZ0), max_list(Zs, HZ0), LZ is LZ0 - NFZ1 - NFZ2, HZ is HZ0 + NFZ1 + NFZ2.
+mr11_diffs([], [], _, [], [], []).
+mr11_diffs([c(X1, F1, Z1)|Cs1], [c(X2, F2, Z2)|Cs2], R, [VX|Xs], [VF|Fs], [VZ|Zs]) :-
+    mr11_rot(R, X2, F2, X2r, F2r), VX is X1 - X2r, VF is F1 - F2r, VZ is Z1 - Z2,
+    mr11_diffs(Cs1, Cs2, R, Xs, Fs, Zs).
+
+% What the agent's answer to Q says that each of its views is checked against, per reason R,
+% mr11_ask(Ag, Q, R, Ask): worked out once per answer rather than once per view. A view breaks the
+% law for R where it is off for one of the answer's asks for R (mr11_off/3).
+mr11_ask(Ag, Q, move_against_view, dir(SX, SF, SZ, R, W)) :- move_answer(Ag, Q, move(N, _)),
+    dir_name(move, N, SX, SF, SZ), mr11_turn(Ag, Q, R), param(truth_move_tol_mm, W).
+mr11_ask(Ag, Q, depth_against_view, depth(K, M)) :- once(mr11_turn(Ag, Q, _)), mr11_move(Q, _, T, _, _),
+    obs_slack(T, K), param(scale_tol_permille, M).
+% A distance breaks the law where, for every turn the agent may have made (Rs), the view's
+% displacement is too short for it (or, for every turn, too long).
+mr11_ask(Ag, Q, distance_against_view, dist(Rs, A, B)) :- query(Q, move_dist(T, _, _)), mag_answer(Ag, Q, N),
+    N =< 10000, step_mm(T, Mm), S is (Mm + 5) // 10, S =< 10000, A is (2 * N - 1) * S - 2, B is (2 * N + 1) * S + 2,
+    findall(R, mr11_turn(Ag, Q, R), Rs0), sort(Rs0, Rs), Rs \== [].
+
+mr11_off(Ag, C, dir(SX, SF, SZ, R, W)) :- mr11_placements(Ag, C, P1, P2), mr11_parts(P1, P2, R, Parts),
+    member(I-Sg, [x-SX, f-SF, z-SZ]), memberchk(I-(L-H), Parts), mr11_sign_off(Sg, L, H, W).
+mr11_off(Ag, mr11(Q, O), depth(K, M)) :- mr11_move(Q, _, T, S1, S2),
     obs_whole(T, S1, O, _, Y1, _, Y2), obs_whole(T, S2, O, _, Z1, _, Z2), H1 is Y2 - Y1 + 1, H2 is Z2 - Z1 + 1,
     depth_of(Ag, T, S1, O, D1), depth_of(Ag, T, S2, O, D2), D1 =< 200000, D2 =< 200000, H1 =< 5000, H2 =< 5000,
-    obs_slack(T, K), param(scale_tol_permille, M),
-    W is max(H1, H2) * max(D1, D2) // 1000 * M + (2 * K + 1) * (D1 + D2), abs(H1 * D1 - H2 * D2) > W)).
+    W is max(H1, H2) * max(D1, D2) // 1000 * M + (2 * K + 1) * (D1 + D2), abs(H1 * D1 - H2 * D2) > W.
+mr11_off(Ag, C, dist(Rs, A, B)) :- mr11_placements(Ag, C, P1, P2), maplist(mr11_sums(P1, P2), Rs, Sums),
+    member(Way, [short, long]), forall(member(Sm, Sums), mr11_length_off(Way, Sm, A, B)).
 mr11_sign_off(1, _, H, W) :- 10 * H =< W.
 mr11_sign_off(-1, L, _, W) :- 10 * L >= -W.
 mr11_sign_off(0, L, H, W) :- ( 10 * L > W ; 10 * H < -W ), !.
 
-mr11_sums(Ag, C, R, Lo, Hi, M, LoF, HiF) :- findall(I-(L-H), mr11_part(Ag, C, R, I, L, H), Parts), Parts \== [],
+% The length of the displacement under turn R, from its interval per axis: the least and greatest
+% squared length (Lo, Hi), the largest axis bound M, and for far objects the largest least axis
+% (LoF) and the sum of the greatest (HiF).
+mr11_sums(P1, P2, R, s(Lo, Hi, M, LoF, HiF)) :- mr11_parts(P1, P2, R, Parts),
     foldl(mr11_add, Parts, 0-0-0-0-0, Lo-Hi-M-LoF-HiF).
 mr11_add(_-(L-H), Lo0-Hi0-M0-LF0-HF0, Lo-Hi-M-LF-HF) :- ivl_min_abs(L, H, A), ivl_max_abs(L, H, B),
     Lo is Lo0 + A * A, Hi is Hi0 + B * B, M is max(M0, B), LF is max(LF0, A), HF is HF0 + B.
-mr11_why(Ag, C, distance_against_view) :- once((C = mr11(Q, _), query(Q, move_dist(T, _, _)), mag_answer(Ag, Q, N),
-    N =< 10000, step_mm(T, Mm), S is (Mm + 5) // 10, S =< 10000, A is (2 * N - 1) * S - 2, B is (2 * N + 1) * S + 2,
-    findall(R, mr11_turn(Ag, C, R), Rs0), sort(Rs0, Rs), Rs \== [],
-    member(Way, [short, long]), forall(member(R, Rs), mr11_length_off(Way, Ag, C, R, A, B)))).
-mr11_length_off(Way, Ag, C, R, A, B) :- mr11_sums(Ag, C, R, Lo, Hi, M, LoF, HiF), mr11_length_off(Way, M, Lo, Hi, LoF, HiF, A, B).
-mr11_length_off(short, M, Lo, _, _, _, _, B) :- M =< 10000, B =< 40000, 4 * Lo > B * B.
-mr11_length_off(long, M, _, Hi, _, _, A, _) :- M =< 10000, A > 0, A =< 40000, 4 * Hi < A * A.
-mr11_length_off(long, M, _, _, _, _, A, _) :- M =< 10000, A > 40000.
-mr11_length_off(short, M, _, _, LoF, _, _, B) :- M > 10000, 2 * LoF > B.
-mr11_length_off(long, M, _, _, _, HiF, A, _) :- M > 10000, 2 * HiF < A.
+mr11_length_off(short, s(Lo, _, M, _, _), _, B) :- M =< 10000, B =< 40000, 4 * Lo > B * B.
+mr11_length_off(long, s(_, Hi, M, _, _), A, _) :- M =< 10000, A > 0, A =< 40000, 4 * Hi < A * A.
+mr11_length_off(long, s(_, _, M, _, _), A, _) :- M =< 10000, A > 40000.
+mr11_length_off(short, s(_, _, M, LoF, _), _, B) :- M > 10000, 2 * LoF > B.
+mr11_length_off(long, s(_, _, M, _, HiF), A, _) :- M > 10000, 2 * HiF < A.
 violates(Ag, mr11(Q), R) :- member(R, [move_against_view, depth_against_view, distance_against_view]),
-    once((mr11_view(Q, C), mr11_why(Ag, C, R))).
-violates(Ag, mr11(Q), zero_depth) :- once((C = mr11(Q), case_query(C, D), depth_query(D, _, _, _), mag_answer(Ag, D, 0))).
+    findall(Ask, mr11_ask(Ag, Q, R, Ask), Asks), Asks \== [],
+    once(( mr11_view(Q, C), member(Ask, Asks), mr11_off(Ag, C, Ask) )).
+violates(Ag, mr11(Q), zero_depth) :- once(( stored_case_query(mr11(Q), D), depth_query(D, _, _, _), mag_answer(Ag, D, 0) )).
 
 % The boxes behind a violation: those of the views that broke the law.
-explain(Ag, mr11(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- mr11_view(Q, C), C = mr11(Q, O),
-    once(mr11_why(Ag, C, _)), mr11_move(Q, _, T, S1, S2), member(S, [S1, S2]),
-    detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
+explain(Ag, mr11(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- findall(Ask, mr11_ask(Ag, Q, _, Ask), Asks),
+    mr11_view(Q, C), C = mr11(Q, O), once(( member(Ask, Asks), mr11_off(Ag, C, Ask) )),
+    mr11_move(Q, _, T, S1, S2), member(S, [S1, S2]), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
