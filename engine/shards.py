@@ -57,10 +57,11 @@ if TYPE_CHECKING:
 # bigger shards balance worse.
 SHARD_FACTS = 50_000
 # A worker process checks this many shards, then a fresh one takes its place: clingo keeps every
-# symbol it ever made until its process ends (potassco/clingo#203), so a worker that checked 16
-# shards of synthetic worlds held 4.3 GB, growing about 0.2 GB a shard. A fresh pool of two
-# workers, rules loaded and an empty shard checked, takes about 0.15 s.
-SHARDS_PER_WORKER = 4
+# symbol it ever made until its process ends (potassco/clingo#203), so a worker grows with every
+# shard (about 0.2 GB a shard of synthetic worlds) and grounds more slowly as it grows. Measured on
+# the 1M-answer worlds (32 shards, two workers): 8 shards a worker 31.6 s, 4 27.6 s, 2 23.7 s, 1
+# 22.5 s, although a fresh pool of two workers (rules loaded, an empty shard checked) takes 0.15 s.
+SHARDS_PER_WORKER = 1
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
 # The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
 MERGE_INPUT = (
