@@ -172,7 +172,14 @@ def run_check(
         )
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
     params = resolve_params(rules, settings)
-    facts = folder if isinstance(folder, FactSet) else read_facts(folder)
+    if isinstance(folder, FactSet):
+        facts = folder
+    elif workers > 1:
+        from metalogic.engine.shards import read_facts_in_parallel
+
+        facts = read_facts_in_parallel(folder, workers)
+    else:
+        facts = read_facts(folder)
     warning = many_copies(facts) if any(m.id == "mr3" for m in rules.mrs) else ""
     if warning:
         click.echo(warning, err=True)

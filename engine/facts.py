@@ -172,6 +172,13 @@ def facts_from_text(parts: Mapping[str, str], root: str = "<memory>") -> FactSet
 
 def _raise_problems(found: Iterable[Problem]) -> None:
     """Raise the first MAX_PROBLEMS problems (and how many more there were), if there are any."""
+    problems, more = first_problems(found)
+    if problems:
+        raise MetalogicError(problems, more)
+
+
+def first_problems(found: Iterable[Problem]) -> tuple[list[Problem], int]:
+    """The first MAX_PROBLEMS problems, and how many more there were."""
     problems: list[Problem] = []
     more = 0
     for problem in found:
@@ -179,12 +186,24 @@ def _raise_problems(found: Iterable[Problem]) -> None:
             problems.append(problem)
         else:
             more += 1
-    if problems:
-        raise MetalogicError(problems, more)
+    return problems, more
+
+
+def read_one_file(path: Path, shown: str) -> tuple[list[str], Counter[str], list[Problem], int]:
+    """One facts file's facts, counts per predicate, first problems and how many more, as
+    read_facts reads it (`shown` names it in the problems). For readers in other processes."""
+    fs = FactSet(root=path, files=[path])
+    problems, more = first_problems(_read_file_as(path, shown, fs, None))
+    return fs.facts, fs.counts, problems, more
 
 
 def _read_file(path: Path, fs: FactSet, keep: Callable[[str], bool] | None) -> Iterable[Problem]:
-    shown = display_path(path)
+    return _read_file_as(path, display_path(path), fs, keep)
+
+
+def _read_file_as(
+    path: Path, shown: str, fs: FactSet, keep: Callable[[str], bool] | None
+) -> Iterable[Problem]:
     try:
         fh = path.open("rb")
     except OSError as exc:

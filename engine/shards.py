@@ -21,15 +21,19 @@ result lines. tests/test_shards.py checks that sharded and unsharded runs give i
 
 from __future__ import annotations
 
-import atexit
 import os
+import pickle
 import random
 import re
 import time
+import traceback
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
-from typing import TYPE_CHECKING
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from metalogic.engine.backends import (
     RESULTS,
@@ -40,7 +44,14 @@ from metalogic.engine.backends import (
     run_engine,
 )
 from metalogic.engine.errors import MetalogicError, Problem
-from metalogic.engine.facts import display_path
+from metalogic.engine.facts import (
+    MAX_PROBLEMS,
+    FactSet,
+    display_path,
+    list_fact_files,
+    read_facts,
+    read_one_file,
+)
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 from metalogic.engine.session import Session
@@ -48,7 +59,11 @@ from metalogic.engine.terms import Fun, parse_term
 from metalogic.logic import CORE_DIR
 
 if TYPE_CHECKING:
+    from multiprocessing.context import ForkServerContext, SpawnContext
+
     import polars as pl
+
+    WorkerContext = ForkServerContext | SpawnContext  # the fork server where there is one
 
 # Shards stay about this small, so that memory per process stays bounded (a `check --out`
 # worker at 1M answers peaks near 0.7 GB on households, 1.4 GB on the pipeline's worlds). Not much
@@ -56,12 +71,10 @@ if TYPE_CHECKING:
 # rules with no facts: 0.05 s now, 0.2 s before the rules lost their two-sided bounds), and fewer,
 # bigger shards balance worse.
 SHARD_FACTS = 50_000
-# A worker process checks this many shards, then a fresh one takes its place: clingo keeps every
-# symbol it ever made until its process ends (potassco/clingo#203), so a worker grows with every
-# shard (about 0.2 GB a shard of synthetic worlds) and grounds more slowly as it grows. Measured on
-# the 1M-answer worlds (32 shards, two workers): 8 shards a worker 31.6 s, 4 27.6 s, 2 23.7 s, 1
-# 22.5 s, although a fresh pool of two workers (rules loaded, an empty shard checked) takes 0.15 s.
-SHARDS_PER_WORKER = 1
+# Every shard is checked by a fresh worker process: clingo keeps every symbol it ever made until
+# its process ends (potassco/clingo#203), so a worker that checks several shards grows with each
+# (about 0.2 GB a shard of synthetic worlds) and grounds more slowly as it grows. Measured on the
+# 1M-answer worlds (32 shards, two workers): 8 shards a worker 31.6 s, 4 27.6 s, 2 23.7 s, 1 22.5 s.
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
 # The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
 MERGE_INPUT = (
@@ -283,21 +296,60 @@ def refuse_cross_trajectory(rules: RuleSet) -> None:
         raise MetalogicError(problems)
 
 
-_RULES: RuleSet | None = None
+def _check_in_fresh_process(
+    conn: Connection,
+    rules_dirs: Sequence[str],
+    mrs: str | Sequence[str],
+    engine: str,
+    facts: list[str],
+    params: Mapping[str, int],
+    detail: bool,
+) -> None:
+    """A worker's whole life: check one shard, send back its output (or the error that stopped it),
+    and end at once: the interpreter's teardown would free clingo's symbols one by one (1.5 s for
+    0.7 GB, measured), which the system reclaims in one go."""
+    try:
+        rules = select_mrs(load_ruleset(rules_dirs), mrs)
+        conn.send((True, run_engine(engine, rules, "".join(f"{f}.\n" for f in facts), params, detail)))
+    except BaseException as exc:  # any failure goes back to the caller
+        conn.send((False, _sendable(exc)))
+    finally:
+        conn.close()
+        os._exit(0)
 
 
-def _init_worker(rules_dirs: Sequence[str], mrs: str | Sequence[str]) -> None:
-    global _RULES
-    _RULES = select_mrs(load_ruleset(rules_dirs), mrs)
-    # A worker ends as soon as it is told to: its interpreter's teardown would free clingo's
-    # symbols one by one (1.5 s for the 0.7 GB of 8 shards, measured), which the system reclaims
-    # at once. Nothing is left to write: results go back through the pool, not through files.
-    atexit.register(os._exit, 0)
+def read_facts_in_parallel(folder: str | Path, workers: int) -> FactSet:
+    """read_facts(folder) with its files read by `workers` processes at once, the biggest first:
+    the same facts in the same order, and the same problems (the first MAX_PROBLEMS over all files,
+    in file order, and how many more). A million answers: 3.5 s read in one process."""
+    root, files = list_fact_files(folder)
+    if len(files) < 2 or workers < 2:
+        return read_facts(folder)
+    biggest_first = sorted(range(len(files)), key=lambda i: -_size(files[i]))
+    with ProcessPoolExecutor(max_workers=min(workers, len(files)), mp_context=_worker_context()) as pool:
+        futures = {
+            i: pool.submit(read_one_file, files[i].resolve(), display_path(files[i])) for i in biggest_first
+        }
+        parts = [futures[i].result() for i in range(len(files))]
+    fs = FactSet(root=root, files=files)
+    problems: list[Problem] = []
+    more = 0
+    for facts, counts, found, not_listed in parts:
+        fs.facts.extend(facts)
+        fs.counts.update(counts)
+        room = MAX_PROBLEMS - len(problems)
+        problems += found[:room]
+        more += len(found[room:]) + not_listed
+    if problems:
+        raise MetalogicError(problems, more)
+    return fs
 
 
-def _check_shard(engine: str, facts: list[str], params: Mapping[str, int], detail: bool) -> EngineOutput:
-    assert _RULES is not None
-    return run_engine(engine, _RULES, "".join(f"{f}.\n" for f in facts), params, detail)
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # the reader reports it
+        return 0
 
 
 def shard_count(n_facts: int, workers: int) -> int:
@@ -329,6 +381,16 @@ def run_sharded(
     return merged
 
 
+def _sendable(exc: BaseException) -> BaseException:
+    """The worker's error as the caller can receive it: itself where it survives pickling (as a
+    MetalogicError does), otherwise its type, message and traceback as text."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # an exception class whose arguments do not pickle
+        return RuntimeError("".join(traceback.format_exception(exc)))
+    return exc
+
+
 def _check_shards(
     engine: str,
     rules_dirs: Sequence[str],
@@ -338,24 +400,65 @@ def _check_shards(
     workers: int,
     detail: bool,
 ) -> list[EngineOutput]:
-    """Each shard's output, in order. The shards go in rounds of SHARDS_PER_WORKER per worker, each
-    round to a pool of fresh processes (a spawned interpreter: SWI-Prolog and clingo state must not
-    be inherited by fork). Rounds rather than the pool's max_tasks_per_child, which on Python 3.11
-    waits forever once every worker has retired with shards still queued."""
-    outs: list[EngineOutput] = []
+    """Each shard's output, in order. Every shard gets a fresh process (clingo never frees a
+    symbol, and SWI-Prolog's state must not be shared), and `workers` of them run at once: the next
+    shard starts as soon as one ends, with no rounds to wait for."""
     n_workers = min(workers, len(parts))
-    per_round = n_workers * SHARDS_PER_WORKER
-    for start in range(0, len(parts), per_round):
-        batch = parts[start : start + per_round]
-        n = len(batch)
-        with ProcessPoolExecutor(
-            max_workers=min(n_workers, n),
-            mp_context=get_context("spawn"),
-            initializer=_init_worker,
-            initargs=(list(rules_dirs), mrs),
-        ) as pool:
-            outs += pool.map(_check_shard, [engine] * n, batch, [params] * n, [detail] * n)
-    return outs
+    with ThreadPoolExecutor(max_workers=n_workers) as slots:  # threads that only wait on workers
+        futures = [
+            slots.submit(_check_in_worker, i, engine, rules_dirs, mrs, part, params, detail)
+            for i, part in enumerate(parts)
+        ]
+        return [f.result() for f in futures]
+
+
+def _worker_context() -> WorkerContext:
+    """Workers forked from a fork server that has imported the engines' Python side (and nothing
+    else: no rules run, no SWI-Prolog started), which starts one in about 10 ms, where a spawned
+    interpreter takes about 120 ms to import them. Spawned where there is no fork server."""
+    if "forkserver" not in get_all_start_methods():
+        return get_context("spawn")
+    ctx = get_context("forkserver")
+    ctx.set_forkserver_preload(["metalogic.engine.shards", "clingo"])
+    return ctx
+
+
+def start_worker(ctx: WorkerContext, args: tuple[Any, ...]) -> tuple[BaseProcess, Connection]:
+    """A started worker process and the end of the pipe its output comes back on."""
+    receive, send = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_check_in_fresh_process, args=(send, *args), daemon=True)
+    proc.start()
+    send.close()
+    return proc, receive
+
+
+def _check_in_worker(
+    index: int,
+    engine: str,
+    rules_dirs: Sequence[str],
+    mrs: str | Sequence[str],
+    facts: list[str],
+    params: Mapping[str, int],
+    detail: bool,
+) -> EngineOutput:
+    proc, receive = start_worker(_worker_context(), (list(rules_dirs), mrs, engine, facts, params, detail))
+    try:
+        ok, got = receive.recv()
+    except EOFError:
+        proc.join()
+        raise MetalogicError.single(
+            f"the worker process checking shard {index + 1} ended without a result "
+            f"(exit code {proc.exitcode})",
+            expected="every worker to send back its shard's result lines",
+            fix="if it ran out of memory, check with fewer --workers (or without --workers)",
+        ) from None
+    finally:
+        receive.close()
+    proc.join()
+    if not ok:
+        raise got
+    assert isinstance(got, EngineOutput)
+    return got
 
 
 def merge_outputs(engine: str, outs: list[EngineOutput], rules: RuleSet) -> EngineOutput:

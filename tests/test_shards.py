@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -51,28 +52,29 @@ def test_random_worlds_sharded_equal_unsharded() -> None:
     assert_same(facts, "clingo", resolve_params(ruleset(), settings), workers=3)
 
 
-def test_shards_checked_in_rounds_of_fresh_workers_equal_unsharded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Workers retire after SHARDS_PER_WORKER shards (clingo never frees a symbol): many small
-    shards in several rounds of fresh processes give the lines of one run, in either engine."""
+def test_every_shard_checked_by_its_own_fresh_worker_equal_unsharded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every shard gets a fresh worker process (clingo never frees a symbol): many small shards,
+    two at a time, give the lines of one run, in either engine."""
     from metalogic.engine import shards
 
     worlds, settings = make_batch(78)
     facts = facts_of([x for w in worlds for x in w])
     monkeypatch.setattr(shards, "SHARD_FACTS", len(facts) // 8)
-    monkeypatch.setattr(shards, "SHARDS_PER_WORKER", 1)
-    assert shards.shard_count(len(facts), 2) >= 6  # three rounds or more
-    rounds: list[dict[str, object]] = []
-    real_pool = shards.ProcessPoolExecutor
+    n_shards = shards.shard_count(len(facts), 2)
+    assert n_shards >= 6
+    pids: list[int | None] = []
+    real_start = shards.start_worker
 
-    def pool(**kw: Any) -> Any:  # the real pool, counted
-        rounds.append(kw)
-        return real_pool(**kw)
+    def start(*args: Any) -> Any:  # the real worker, its process id noted
+        proc, receive = real_start(*args)
+        pids.append(proc.pid)
+        return proc, receive
 
-    monkeypatch.setattr(shards, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(shards, "start_worker", start)
     for engine in ("clingo", "prolog"):
-        rounds.clear()
+        pids.clear()
         assert_same(facts, engine, resolve_params(ruleset(), settings), workers=2)
-        assert len(rounds) >= 3
+        assert len(pids) == n_shards and len(set(pids)) == n_shards and os.getpid() not in pids
 
 
 def test_split_keeps_each_trajectory_whole_however_its_facts_are_written() -> None:
@@ -204,3 +206,61 @@ def test_sharding_refuses_an_mr_whose_cases_join_two_trajectories(tmp_path: Path
     code, out, err = run_cli("check", facts, "--rules", str(folder))  # one process: checked as usual
     assert code == 0, err
     assert "across" in out
+
+
+def test_a_workers_error_reaches_the_caller_whole() -> None:
+    """An error raised inside a worker process is raised again by the caller, with its message."""
+    from metalogic.engine import shards
+
+    with pytest.raises(ValueError, match="no-such-engine"):
+        shards._check_in_worker(0, "no-such-engine", [], "all", ["agent_of(a)"], {}, False)
+    err = shards._sendable(shards.MetalogicError.single("bad shard", expected="x", fix="y"))
+    assert isinstance(err, shards.MetalogicError) and "bad shard" in err.render()
+
+
+class _NoPickle(Exception):
+    def __init__(self, a: int, b: int) -> None:
+        super().__init__(a)
+        self.b = b
+
+
+def test_an_error_that_does_not_pickle_comes_back_as_text() -> None:
+    from metalogic.engine import shards
+
+    try:
+        raise _NoPickle(1, 2)
+    except _NoPickle as exc:
+        err = shards._sendable(exc)
+    assert isinstance(err, RuntimeError) and "_NoPickle: 1" in str(err) and "Traceback" in str(err)
+
+
+def test_files_read_in_parallel_give_the_facts_and_problems_of_one_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`check --workers` reads the files in worker processes: the same facts in the same order, and
+    the same first problems over all files (located by the paths the user gave), then a count."""
+    from metalogic.engine.errors import MetalogicError
+    from metalogic.engine.shards import read_facts_in_parallel
+
+    monkeypatch.chdir(tmp_path)
+    good = tmp_path / "good"
+    for name in ("a", "b/c", "d"):
+        (good / f"{name}.lp").parent.mkdir(parents=True, exist_ok=True)
+        lines = (f"trajectory({name[-1]}{i},household).\n" for i in range(50))
+        (good / f"{name}.lp").write_text("".join(lines))
+    one, many = read_facts(good), read_facts_in_parallel(good, 2)
+    assert many.facts == one.facts and many.counts == one.counts and many.files == one.files
+    assert many.facts[0] == "trajectory(a0,household)" and many.facts[-1] == "trajectory(d49,household)"
+
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "a.lp").write_text("trajectory(t1,household).\n" + "banana(1).\n" * 7)
+    (bad / "b.lp").write_text("step(t1, 0, 0, 0, 0).\n" * 3 + "trajectory(t2 household).\n" * 6)
+    errors = []
+    for read in (read_facts, lambda f: read_facts_in_parallel(f, 2)):
+        with pytest.raises(MetalogicError) as e:
+            read(bad)
+        errors.append(e.value)
+    assert errors[0].render() == errors[1].render()
+    shown = errors[1].render()  # 7 + 3 + 6 problems: all of a.lp, the first 3 of b.lp
+    assert errors[1].more == 6 and "bad/a.lp:2:1" in shown and "bad/b.lp:3:1" in shown
