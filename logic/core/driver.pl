@@ -176,16 +176,22 @@ ml_emit_testcases(S, I, Ct) :- forall(tc_i(I, MR, SC), ml_emit(S, testcase(Ct, M
 ml_emit_violations(S, I, Ct) :-
     forall(( vr_i(Ag, I, R), tc_i(I, MR, SC) ), ml_emit(S, violation(Ag, Ct, MR, SC, R))).
 % An agent's explanations of one case are written at once, as one string (a write per line would
-% cost a stream operation each). The facts explained are few and each explains many violations (a
-% box or a question those of every agent), so each one's text is kept for the run, under its
-% term_hash/2.
+% cost a stream operation each). Its lines differ in the fact only, so the text before the fact,
+% `explain(Ag,Case,`, is made once per agent and case (these lines are the bulk of the output).
+% The facts explained are few and each explains many violations (a box or a question those of
+% every agent), so each one's text is kept for the run, under its term_hash/2.
 :- dynamic ml_fact_text/3.
 ml_emit_explanations(S, I, C, Ct) :-
-    forall(viol_i(Ag, I), ( findall(F, explain_fact(Ag, I, C, F), Fs0), sort(Fs0, Fs),
-                            ml_explain_pieces(Fs, Ag, Ct, Ps), atomics_to_string(Ps, X), write(S, X) )).
-ml_explain_pieces([], _, _, []).
-ml_explain_pieces([F|Fs], Ag, Ct, P0) :-
-    ml_fact_text(F, X), ml_pieces(explain(Ag, Ct, '$ml_text'(X)), P0, ['\n'|P]), ml_explain_pieces(Fs, Ag, Ct, P).
+    forall(viol_i(Ag, I), ( findall(F, explain_fact(Ag, I, C, F), Fs0), sort(Fs0, Fs), ml_explain_head(Ag, Ct, Head),
+                            ml_explain_pieces(Fs, Head, Ps), atomics_to_string(Ps, X), write(S, X) )).
+% ml_explain_head(+Ag, +Ct, -Head): the text of explain(Ag, Ct, F) up to F: the term printed with F
+% left open (a variable piece), and the pieces before it joined.
+ml_explain_head(Ag, Ct, Head) :-
+    ml_pieces(explain(Ag, Ct, '$ml_text'(_)), P0, []), ml_pieces_before_var(P0, Hs), atomics_to_string(Hs, Head).
+ml_pieces_before_var([P|_], []) :- var(P), !.
+ml_pieces_before_var([P|Ps], [P|Hs]) :- ml_pieces_before_var(Ps, Hs).
+ml_explain_pieces([], _, []).
+ml_explain_pieces([F|Fs], Head, [Head, X, ')\n'|P]) :- ml_fact_text(F, X), ml_explain_pieces(Fs, Head, P).
 ml_fact_text(F, X) :-
     term_hash(F, H),
     (   ml_fact_text(H, F, X0) -> X = X0

@@ -20,14 +20,16 @@ mr11_view_of(Q, mr11(Q, O)) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2
 % The views of every move question and the placements they read are stored once per run, before
 % the cases (the driver's ml_mr_store/2): each is read by every reason and answer of the question,
 % and each placement by every question over its frame, and a stored fact is found far more cheaply
-% than a tabled call is made.
-:- dynamic mr11_view_row/2, mr11_placed_row/7.
-ml_mr_store(mr11_store, [mr11_view_row/2, mr11_placed_row/7]).
+% than a tabled call is made. So are the views that break the law (mr11_off_row/4, below): the
+% verdict asks whether there is one and the explanation which ones, so each view is judged once.
+:- dynamic mr11_view_row/2, mr11_placed_row/7, mr11_off_row/4.
+ml_mr_store(mr11_store, [mr11_view_row/2, mr11_placed_row/7, mr11_off_row/4]).
 mr11_store :-
     ml_forall_set(Q-C, mr11_view_of(Q, C), assertz(mr11_view_row(Q, C))),
     ml_forall_set(T-S-O, ( mr11_view_row(Q, mr11(Q, O)), mr11_move(Q, _, T, S1, S2), member(S, [S1, S2]) ),
         ml_forall_set(p(Ag, Cs, NX, NFZ), mr11_place_of(Ag, T, S, O, Cs, NX, NFZ),
-                      assertz(mr11_placed_row(Ag, T, S, O, Cs, NX, NFZ)))).
+                      assertz(mr11_placed_row(Ag, T, S, O, Cs, NX, NFZ)))),
+    ml_forall_set(Q, mr11_view_row(Q, _), forall(agent(Ag), mr11_store_off(Ag, Q))).
 mr11_view(Q, C) :- mr11_view_row(Q, C).
 mr11_placed(Ag, T, S, O, Cs, NX, NFZ) :- mr11_placed_row(Ag, T, S, O, Cs, NX, NFZ).
 
@@ -122,12 +124,19 @@ mr11_length_off(long, s(_, Hi, M, _, _), A, _) :- M =< 10000, A > 0, A =< 40000,
 mr11_length_off(long, s(_, _, M, _, _), A, _) :- M =< 10000, A > 40000.
 mr11_length_off(short, s(_, _, M, LoF, _), _, B) :- M > 10000, 2 * LoF > B.
 mr11_length_off(long, s(_, _, M, _, HiF), A, _) :- M > 10000, 2 * HiF < A.
+% mr11_off_row(Ag, Q, R, O): the view of O breaks the law for reason R under the agent's answer to
+% Q (stored by mr11_store/0 for every agent and move question with views; only an answer to Q has
+% asks, so the agents that did not answer it are passed over at once).
+mr11_store_off(Ag, Q) :-
+    forall(( member(R, [move_against_view, depth_against_view, distance_against_view]),
+             findall(Ask, mr11_ask(Ag, Q, R, Ask), Asks), Asks \== [],
+             mr11_view(Q, C), C = mr11(Q, O), once(( member(Ask, Asks), mr11_off(Ag, C, Ask) )) ),
+           assertz(mr11_off_row(Ag, Q, R, O))).
 violates(Ag, mr11(Q), R) :- member(R, [move_against_view, depth_against_view, distance_against_view]),
-    findall(Ask, mr11_ask(Ag, Q, R, Ask), Asks), Asks \== [],
-    once(( mr11_view(Q, C), member(Ask, Asks), mr11_off(Ag, C, Ask) )).
+    once(mr11_off_row(Ag, Q, R, _)).
 violates(Ag, mr11(Q), zero_depth) :- once(( stored_case_query(mr11(Q), D), depth_query(D, _, _, _), mag_answer(Ag, D, 0) )).
 
-% The boxes behind a violation: those of the views that broke the law.
-explain(Ag, mr11(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- findall(Ask, mr11_ask(Ag, Q, _, Ask), Asks),
-    mr11_view(Q, C), C = mr11(Q, O), once(( member(Ask, Asks), mr11_off(Ag, C, Ask) )),
+% The boxes behind a violation: those of the views that broke the law (for any reason).
+explain(Ag, mr11(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- mr11_view(Q, mr11(Q, O)),
+    once(mr11_off_row(Ag, Q, _, O)),
     mr11_move(Q, _, T, S1, S2), member(S, [S1, S2]), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).

@@ -5,8 +5,16 @@
 mr16_at(T, S, O, Q, H) :- depth_query(Q, T, S, O), obs_whole(T, S, O, _, Y1, _, Y2), H is Y2 - Y1 + 1,
     obs_slack(T, K), H >= 10 * (2 * K + 1).
 mr16_next(T, O, S1, S2) :- mr16_at(T, S1, O, _, _), aggregate_all(min(S), (mr16_at(T, S, O, _, _), S > S1), S2).
-mr16_link(T, O, Q1, Q2, H1, H2) :- mr16_next(T, O, S1, S2), mr16_at(T, S1, O, Q1, H1), mr16_at(T, S2, O, Q2, H2),
+mr16_link_of(T, O, Q1, Q2, H1, H2) :- mr16_next(T, O, S1, S2), mr16_at(T, S1, O, Q1, H1), mr16_at(T, S2, O, Q2, H2),
     2 * H1 =< 3 * H2, 2 * H2 =< 3 * H1.
+% The links are stored once per run, before the cases (the driver's ml_mr_store/2): finding the next
+% frame scans the object's frames once per frame, and the case, its queries and every agent's verdict
+% read the links again.
+:- dynamic mr16_link_row/6.
+ml_mr_store(mr16_store, [mr16_link_row/6]).
+mr16_store :- ml_forall_set(l(T, O, Q1, Q2, H1, H2), mr16_link_of(T, O, Q1, Q2, H1, H2),
+                            assertz(mr16_link_row(T, O, Q1, Q2, H1, H2))).
+mr16_link(T, O, Q1, Q2, H1, H2) :- mr16_link_row(T, O, Q1, Q2, H1, H2).
 testcase(mr16(T, O), mr16, sc3b) :- mr16_link(T, O, _, _, _, _).
 case_query(mr16(T, O), Q) :- mr16_link(T, O, Q1, Q2, _, _), member(Q, [Q1, Q2]).
 

@@ -19,18 +19,19 @@ testcase(mr5(Q1, Q2), mr5, sc3b) :- object_query(Q1, depth, T, S1, O), object_qu
     S1 @< S2, mr5_resolved(T, S1, S2, O), mr5_level(T, S1, O), mr5_level(T, S2, O).
 case_query(mr5(Q1, Q2), Q) :- stored_case(mr5(Q1, Q2), mr5, _), member(Q, [Q1, Q2]).
 
-% violates/3 by the case's shape (indexed; see mr4_triangle.pl).
-violates(Ag, mr5(Q1, Q2), R) :- mr5_violates(Ag, mr5(Q1, Q2), R).
+% violates/3 by the case's shape (indexed; see mr4_triangle.pl). The heights and answers of a case are
+% looked up once, and every reason judged on them.
+violates(Ag, mr5(Q1, Q2), R) :- mr5_case(Ag, mr5(Q1, Q2), H1, H2, D1, D2, E), mr5_violates(H1, H2, D1, D2, E, R).
 
 mr5_case(Ag, mr5(Q1, Q2), H1, H2, D1, D2, E) :- stored_case(mr5(Q1, Q2), mr5, _),
     object_query(Q1, _, T, S1, O), object_query(Q2, _, T, S2, O),
     px_height(T, S1, O, H1), px_height(T, S2, O, H2),
     mag_answer(Ag, Q1, D1), mag_answer(Ag, Q2, D2), param(eps, E).
-mr5_violates(Ag, C, zero_depth) :- mr5_case(Ag, C, _, _, 0, _, _).
-mr5_violates(Ag, C, zero_depth) :- mr5_case(Ag, C, _, _, _, 0, _).
-mr5_violates(Ag, C, size_depth_mismatch) :- mr5_case(Ag, C, H1, H2, D1, D2, E), D1 > 0, D2 > 0,
+mr5_violates(_, _, 0, _, _, zero_depth).
+mr5_violates(_, _, _, 0, _, zero_depth).
+mr5_violates(H1, H2, D1, D2, E, size_depth_mismatch) :- D1 > 0, D2 > 0,
     \+ frac_lt(H1, H2, 1000 * D2 + E * D1, 1000 * D1).
-mr5_violates(Ag, C, size_depth_mismatch) :- mr5_case(Ag, C, H1, H2, D1, D2, E), D1 > 0, D2 > 0,
+mr5_violates(H1, H2, D1, D2, E, size_depth_mismatch) :- D1 > 0, D2 > 0,
     1000 * D2 >= E * D1, \+ frac_lt(1000 * D2 - E * D1, 1000 * D1, H1, H2).
 explain(Ag, mr5(Q1, Q2), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr5(Q1, Q2)),
     member(Q, [Q1, Q2]), object_query(Q, _, T, S, O), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
