@@ -478,6 +478,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="check_scale-"))
+    probe_start = speed_probe()
     results: list[dict[str, Any]] = []
     try:
         for workload in args.workloads:
@@ -497,6 +498,7 @@ def main() -> None:
             "python": platform.python_version(),
             "platform": platform.platform(),
             "load_avg_at_end": os.getloadavg(),
+            "speed_probe_s": {"start": probe_start, "end": speed_probe()},
         },
         "target": "100k answers in 3 s in one clingo process; SWI-Prolog 100k in 15 s (issue 11)",
         "results": results,
@@ -505,6 +507,17 @@ def main() -> None:
     tmp_out.write_text(json.dumps(payload, indent=2) + "\n")
     os.replace(tmp_out, args.out)
     print(f"\nwrote {args.out}")
+
+
+def speed_probe() -> float:
+    """Seconds for a fixed pure-Python loop: this machine's speed at the moment. Shared machines
+    vary (the same check took 25% longer an hour later on the machine of the README's table), so
+    each row records the probe next to its times."""
+    t = time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return time.perf_counter() - t
 
 
 def measure_size(workload: str, n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
@@ -528,6 +541,7 @@ def measure_size(workload: str, n: int, args: argparse.Namespace, folder: Path) 
         "generate_s": time.perf_counter() - t0,
         "bytes": sum(p.stat().st_size for p in folder.rglob("*.lp")),
         "load_avg_before": os.getloadavg(),
+        "speed_probe_s": speed_probe(),
     }
     row["clingo_one_process"] = measure_clingo(folder) if n <= args.one_process_limit else None
     # `metalogic check` without --out: the score table only (logic/core/detail.lp left out).
@@ -607,6 +621,8 @@ def print_table(results: list[dict[str, Any]]) -> None:
         "* naive: MR2 on map directions only (one MR, one capability) as a Python loop over its cases; "
         "the engines check all sixteen MRs on all eight capabilities."
     )
+    probes = ", ".join(f"{r['workload']} {r['answers']}: {r['speed_probe_s']:.2f} s" for r in results)
+    print(f"speed probe (a fixed Python loop, lower is faster) before each size: {probes}")
 
 
 if __name__ == "__main__":
