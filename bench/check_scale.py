@@ -340,23 +340,40 @@ class ChildPeak:
     def _poll(self) -> None:
         me = os.getpid()
         while not self._stop.wait(self.every):
-            for task in Path(f"/proc/{me}/task").glob("*/children"):
-                for pid in task.read_text().split():
-                    try:
-                        # a child between fork and exec still shows this process's peak: only
-                        # spawned workers count (their command line names spawn_main)
-                        if b"spawn_main" not in Path(f"/proc/{pid}/cmdline").read_bytes():
-                            continue
-                        status = Path(f"/proc/{pid}/status").read_text()
-                    except OSError:
-                        continue  # ended meanwhile
-                    for line in status.splitlines():
-                        if line.startswith("VmHWM:"):
-                            self.peak_kb = max(self.peak_kb, int(line.split()[1]))
+            for pid in _descendants(me):
+                try:
+                    # a child between fork and exec still shows this process's peak: only workers
+                    # count, spawned ones or those forked by the fork server (their command lines
+                    # name spawn_main or forkserver)
+                    cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    if b"spawn_main" not in cmdline and b"forkserver" not in cmdline:
+                        continue
+                    status = Path(f"/proc/{pid}/status").read_text()
+                except OSError:
+                    continue  # ended meanwhile
+                for line in status.splitlines():
+                    if line.startswith("VmHWM:"):
+                        self.peak_kb = max(self.peak_kb, int(line.split()[1]))
 
     @property
     def peak_mb(self) -> float:
         return self.peak_kb / 1024
+
+
+def _descendants(pid: int) -> list[str]:
+    """The processes below `pid` (workers are the fork server's children, not this process's)."""
+    found: list[str] = []
+    todo = [str(pid)]
+    while todo:
+        parent = todo.pop()
+        for task in Path(f"/proc/{parent}/task").glob("*/children"):
+            try:
+                kids = task.read_text().split()
+            except OSError:
+                continue
+            found += kids
+            todo += kids
+    return found
 
 
 def measure_sharded(folder: Path, workers: int, detail: bool = True) -> dict[str, Any]:
