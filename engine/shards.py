@@ -25,6 +25,7 @@ import os
 import pickle
 import random
 import re
+import threading
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -402,14 +403,33 @@ def _check_shards(
 ) -> list[EngineOutput]:
     """Each shard's output, in order. Every shard gets a fresh process (clingo never frees a
     symbol, and SWI-Prolog's state must not be shared), and `workers` of them run at once: the next
-    shard starts as soon as one ends, with no rounds to wait for."""
+    shard starts as soon as one ends, with no rounds to wait for. A failed shard stops the run: the
+    shards not yet started are dropped, and its error is raised once the running ones end."""
     n_workers = min(workers, len(parts))
+    failed = threading.Event()
+
+    def check(i: int, part: list[str]) -> EngineOutput:
+        if failed.is_set():  # started after a shard failed: dropped (its error is raised below)
+            raise _Dropped
+        try:
+            return _check_in_worker(i, engine, rules_dirs, mrs, part, params, detail)
+        except BaseException:
+            failed.set()
+            raise
+
     with ThreadPoolExecutor(max_workers=n_workers) as slots:  # threads that only wait on workers
-        futures = [
-            slots.submit(_check_in_worker, i, engine, rules_dirs, mrs, part, params, detail)
-            for i, part in enumerate(parts)
-        ]
-        return [f.result() for f in futures]
+        futures = [slots.submit(check, i, part) for i, part in enumerate(parts)]
+        try:
+            # shards start in order, so a failed shard comes before any shard dropped after it
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
+class _Dropped(Exception):
+    """A shard not started because an earlier one failed."""
 
 
 def _worker_context() -> WorkerContext:

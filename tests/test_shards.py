@@ -218,6 +218,24 @@ def test_a_workers_error_reaches_the_caller_whole() -> None:
     assert isinstance(err, shards.MetalogicError) and "bad shard" in err.render()
 
 
+def test_a_failed_shard_stops_the_shards_not_yet_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    from metalogic.engine import shards
+
+    started: list[int | None] = []
+    real_start = shards.start_worker
+
+    def start(*args: Any) -> Any:
+        proc, receive = real_start(*args)
+        started.append(proc.pid)
+        return proc, receive
+
+    monkeypatch.setattr(shards, "start_worker", start)
+    parts = [["agent_of(a)"] for _ in range(6)]
+    with pytest.raises(ValueError, match="no-such-engine"):
+        shards._check_shards("no-such-engine", [], "all", parts, {}, 1, False)
+    assert len(started) == 1  # one worker at a time: the five shards after the failed one never start
+
+
 class _NoPickle(Exception):
     def __init__(self, a: int, b: int) -> None:
         super().__init__(a)
