@@ -10,12 +10,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 import click
 
-from metalogic.engine.backends import ENGINES, EngineOutput, prolog_declarations, run_engine
+from metalogic.engine.backends import ENGINES, ClingoStream, EngineOutput, prolog_declarations, run_engine
 from metalogic.engine.declarations import MR, Param
 from metalogic.engine.differential import INPUT_CHECKS
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
@@ -172,28 +173,35 @@ def run_check(
         )
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
     params = resolve_params(rules, settings)
-    if isinstance(folder, FactSet):
-        facts = folder
-    elif workers > 1:
-        from metalogic.engine.shards import read_facts_in_parallel
-
-        facts = read_facts_in_parallel(folder, workers)
-    else:
-        facts = read_facts(folder)
-    warning = many_copies(facts) if any(m.id == "mr3" for m in rules.mrs) else ""
-    if warning:
-        click.echo(warning, err=True)
     engines = list(ENGINES) if engine == "both" else [engine]
     detail = detail or engine == "both"
-    if "prolog" in engines:
-        verify_prolog_twins(rules)
-    if workers > 1:
-        from metalogic.engine.shards import run_sharded
+    with ExitStack() as stack:
+        stream: ClingoStream | None = None
+        if isinstance(folder, FactSet):
+            facts = folder
+        elif workers > 1:
+            from metalogic.engine.shards import read_facts_in_parallel
 
-        outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers, mrs, detail) for e in engines]
-    else:
-        program = facts.program()
-        outputs = [run_engine(e, rules, program, params, detail) for e in engines]
+            facts = read_facts_in_parallel(folder, workers)
+        elif engine == "clingo":  # clingo parses each chunk of facts while the next one is read
+            stream = stack.enter_context(ClingoStream(rules, detail))
+            facts = read_facts(folder, sink=stream.feed)
+        else:
+            facts = read_facts(folder)
+        warning = many_copies(facts) if any(m.id == "mr3" for m in rules.mrs) else ""
+        if warning:
+            click.echo(warning, err=True)
+        if "prolog" in engines:
+            verify_prolog_twins(rules)
+        if workers > 1:
+            from metalogic.engine.shards import run_sharded
+
+            outputs = [run_sharded(e, rules_dirs, facts.facts, params, workers, mrs, detail) for e in engines]
+        elif stream is not None:
+            outputs = [stream.finish(params)]
+        else:
+            program = facts.program()
+            outputs = [run_engine(e, rules, program, params, detail) for e in engines]
     if len(outputs) == 2:  # faults of the input first: with one, nothing else is reported
         ensure_agreement(outputs[0], outputs[1], only=INPUT_CHECKS)
     out = outputs[0]

@@ -21,6 +21,8 @@ from metalogic.engine.errors import MetalogicError, Problem
 from metalogic.engine.terms import Fun, ParseError, Term, parse_fact_line, text
 
 MAX_PROBLEMS = 10
+# read_facts(sink=...) hands on the facts in chunks of this many as they are read.
+SINK_CHUNK = 8192
 # Bounds that keep a hostile file from costing unbounded memory: the longest line the reader takes
 # (the longest fact metalogic writes, a raw reply of 4000 characters, needs at most 32 kB).
 MAX_LINE_BYTES = 100_000
@@ -148,12 +150,36 @@ def list_fact_files(folder: str | Path) -> tuple[Path, list[Path]]:
     return root, files
 
 
-def read_facts(folder: str | Path, *, keep: Callable[[str], bool] | None = None) -> FactSet:
+def read_facts(
+    folder: str | Path,
+    *,
+    keep: Callable[[str], bool] | None = None,
+    sink: Callable[[list[str]], None] | None = None,
+) -> FactSet:
     """Read and check every facts file under `folder`. Raises MetalogicError listing the first
-    problems found; returns the facts otherwise. `keep` may drop facts by their text."""
+    problems found; returns the facts otherwise. `keep` may drop facts by their text. `sink` is
+    given the checked facts in chunks as the reading goes (every fact once, in order; a chunk
+    never holds an unchecked line), so that an engine can parse them meanwhile; after a
+    problem it is given nothing more."""
     root, files = list_fact_files(folder)
     fs = FactSet(root=root, files=files)
-    _raise_problems(p for path in files for p in _read_file(path, fs, keep))
+    if sink is None:
+        _raise_problems(p for path in files for p in _read_file(path, fs, keep, None))
+        return fs
+    seen: list[Problem] = []
+    on = sink
+
+    def guarded(chunk: list[str]) -> None:
+        if not seen:
+            on(chunk)
+
+    def watched() -> Iterator[Problem]:
+        for path in files:
+            for p in _read_file(path, fs, keep, guarded):
+                seen.append(p)
+                yield p
+
+    _raise_problems(watched())
     return fs
 
 
@@ -197,12 +223,18 @@ def read_one_file(path: Path, shown: str) -> tuple[list[str], Counter[str], list
     return fs.facts, fs.counts, problems, more
 
 
-def _read_file(path: Path, fs: FactSet, keep: Callable[[str], bool] | None) -> Iterable[Problem]:
-    return _read_file_as(path, display_path(path), fs, keep)
+def _read_file(
+    path: Path, fs: FactSet, keep: Callable[[str], bool] | None, sink: Callable[[list[str]], None] | None
+) -> Iterable[Problem]:
+    return _read_file_as(path, display_path(path), fs, keep, sink)
 
 
 def _read_file_as(
-    path: Path, shown: str, fs: FactSet, keep: Callable[[str], bool] | None
+    path: Path,
+    shown: str,
+    fs: FactSet,
+    keep: Callable[[str], bool] | None,
+    sink: Callable[[list[str]], None] | None = None,
 ) -> Iterable[Problem]:
     try:
         fh = path.open("rb")
@@ -211,7 +243,7 @@ def _read_file_as(
         return
     with fh:
         try:
-            yield from _read_lines(raw_lines(fh), shown, fs, keep)
+            yield from _read_lines(raw_lines(fh), shown, fs, keep, sink)
         except OSError as exc:  # e.g. a folder named *.lp, or a read error halfway
             yield _unreadable(shown, exc)
 
@@ -226,9 +258,14 @@ def _unreadable(shown: str, exc: OSError) -> Problem:
 
 
 def _read_lines(
-    lines: Iterable[bytes | None], shown: str, fs: FactSet, keep: Callable[[str], bool] | None
+    lines: Iterable[bytes | None],
+    shown: str,
+    fs: FactSet,
+    keep: Callable[[str], bool] | None,
+    sink: Callable[[list[str]], None] | None = None,
 ) -> Iterable[Problem]:
     facts, counts = fs.facts, fs.counts
+    sent = len(facts)  # facts before this index have gone to the sink
     for lineno, raw in enumerate(lines, start=1):
         if raw is None:
             yield Problem(
@@ -279,6 +316,11 @@ def _read_lines(
                 continue
         if keep is None or keep(body):
             facts.append(body)
+            if sink is not None and len(facts) - sent >= SINK_CHUNK:
+                sink(facts[sent:])
+                sent = len(facts)
+    if sink is not None and len(facts) > sent:
+        sink(facts[sent:])
 
 
 def _fast_accept(line: str, counts: Counter[str]) -> str | None:

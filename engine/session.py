@@ -172,6 +172,16 @@ class Session:
             self._data.setdefault((f.name, len(args)), []).append(row)
         return self
 
+    def parse(self, text: str) -> None:
+        """Parse program text into the clingo program now rather than when it is ground. For facts
+        handed on while they are still being read (backends.ClingoStream calls it on a second
+        thread: clingo parses without holding Python's lock)."""
+        self._open()
+        try:
+            self._clingo().add("base", [], text)
+        except RuntimeError:
+            raise MetalogicError(clingo_problems(self._log) or [self._failure]) from None
+
     def show(self, *signatures: tuple[str, int]) -> Session:
         """Show only these predicates (clingo shows every atom when nothing is shown)."""
         return self.add("".join(f"#show {name}/{arity}.\n" for name, arity in signatures))

@@ -22,7 +22,6 @@ from helpers import ROOT
 # Modules that may still create a clingo Control or import pyswip, each for a stated reason.
 ALLOWED = {
     "engine/session.py": "the one place that drives the engines",
-    "bench/check_scale.py": "times parsing, grounding and solving apart, which a Session hides",
     "tests/test_rule_shapes.py": "asks the grounder which result atoms it could not decide (is_fact)",
 }
 CONTROL = re.compile(r"\bclingo\.Control\(|(?<![\w.])Control\(")
