@@ -25,6 +25,7 @@ import os
 import pickle
 import random
 import re
+import signal
 import threading
 import time
 import traceback
@@ -467,8 +468,7 @@ def _check_in_worker(
     except EOFError:
         proc.join()
         raise MetalogicError.single(
-            f"the worker process checking shard {index + 1} ended without a result "
-            f"(exit code {proc.exitcode})",
+            f"the worker process checking shard {index + 1} ended without a result ({_how_ended(proc)})",
             expected="every worker to send back its shard's result lines",
             fix="if it ran out of memory, check with fewer --workers (or without --workers)",
         ) from None
@@ -479,6 +479,16 @@ def _check_in_worker(
         raise got
     assert isinstance(got, EngineOutput)
     return got
+
+
+def _how_ended(proc: BaseProcess) -> str:
+    code = proc.exitcode
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
 
 
 def merge_outputs(engine: str, outs: list[EngineOutput], rules: RuleSet) -> EngineOutput:

@@ -282,3 +282,34 @@ def test_files_read_in_parallel_give_the_facts_and_problems_of_one_reader(
     assert errors[0].render() == errors[1].render()
     shown = errors[1].render()  # 7 + 3 + 6 problems: all of a.lp, the first 3 of b.lp
     assert errors[1].more == 6 and "bad/a.lp:2:1" in shown and "bad/b.lp:3:1" in shown
+
+
+def test_a_worker_killed_without_a_result_gives_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker that dies before it sends anything (killed by the system, say for memory): the run
+    stops with an error that names the shard and how the process ended, instead of waiting forever."""
+    import signal
+
+    from metalogic.engine import shards
+    from metalogic.engine.errors import MetalogicError
+
+    real_start = shards.start_worker
+    killed: list[int] = []
+
+    def start_and_kill(*args: Any) -> Any:
+        proc, receive = real_start(*args)
+        os.kill(proc.pid, signal.SIGKILL)  # a real worker process, dead before its first result
+        killed.append(proc.pid)
+        return proc, receive
+
+    monkeypatch.setattr(shards, "start_worker", start_and_kill)
+    facts = read_facts(EXAMPLES).facts
+    monkeypatch.setattr(shards, "SHARD_FACTS", len(facts) // 6)
+    assert shards.shard_count(len(facts), 2) >= 6
+    with pytest.raises(MetalogicError) as err:
+        shards.run_sharded("clingo", [], facts, {}, 2)
+    assert len(killed) == 2  # the two started at once; their failure drops the shards after them
+    assert err.value.render() == (
+        "the worker process checking shard 1 ended without a result (killed by SIGKILL)\n"
+        "  expected: every worker to send back its shard's result lines\n"
+        "  fix: if it ran out of memory, check with fewer --workers (or without --workers)"
+    )
