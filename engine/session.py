@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -181,6 +181,21 @@ class Session:
             self._clingo().add("base", [], text)
         except RuntimeError:
             raise MetalogicError(clingo_problems(self._log) or [self._failure]) from None
+
+    def add_printed(self, name: str, rows: Iterable[tuple[int, str]]) -> Session:
+        """Add facts name(N, Term) as data, each term given as clingo prints it (an engine's result
+        line): clingo's term parser reads it (a term, never a program: nothing in it can become a
+        rule), about ten times faster than building the symbol from Python."""
+        self._open()
+        if not _NAME.fullmatch(name):
+            raise ValueError(f"not a predicate name: {name!r}")
+        data = self._data.setdefault((name, 2), [])
+        for n, term in rows:
+            try:
+                data.append(clingo.Tuple_([clingo.Number(n), clingo.parse_term(term)]))
+            except RuntimeError:
+                raise ValueError(f"not a term as clingo prints it: {term!r}") from None
+        return self
 
     def show(self, *signatures: tuple[str, int]) -> Session:
         """Show only these predicates (clingo shows every atom when nothing is shown)."""

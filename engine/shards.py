@@ -57,7 +57,7 @@ from metalogic.engine.facts import (
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
 from metalogic.engine.session import Session
-from metalogic.engine.terms import Fun, parse_term
+from metalogic.engine.terms import Fun
 from metalogic.logic import CORE_DIR
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ SHARD_FACTS = 50_000
 # (about 0.2 GB a shard of synthetic worlds) and grounds more slowly as it grows. Measured on the
 # 1M-answer worlds (32 shards, two workers): 8 shards a worker 31.6 s, 4 27.6 s, 2 23.7 s, 1 22.5 s.
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
+_BY_AGENT = ("answer", "raw_reply")  # facts of one agent (its name the first argument)
 # The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
 MERGE_INPUT = (
     "score_mr",
@@ -133,7 +134,18 @@ def _key(term: str) -> str:
 
 
 def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
-    """Facts grouped into at most `shards` lists of whole trajectories, of similar sizes.
+    """Facts grouped into at most `shards` lists of whole trajectories, of similar sizes."""
+    return plan_shards(facts, shards, by_agent=False)[0]
+
+
+def plan_shards(
+    facts: Sequence[str], shards: int, by_agent: bool = True
+) -> tuple[list[list[str]], list[int]]:
+    """Facts grouped into lists of whole trajectories of similar sizes (about `shards` of them), and
+    each list's group. With `by_agent`, a trajectory (with those that share a query id) bigger than
+    a shard is split further by agent: each part holds the trajectory's scene and queries and some
+    agents' answers, and the parts share a group (their test cases are the same: merge.lp counts
+    them once per group). Otherwise every list is a group of its own.
 
     Read column-wise with polars (a Python loop over a million facts took 2 s): each fact's owner
     is its first argument, a query's owner the trajectory of its content, and a fact about a query
@@ -160,6 +172,8 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
     df = df.with_columns(_as_key("a0"), _as_key("a1")).select(
         "i",
         "fact",
+        "name",
+        agent=pl.col("a0"),
         owner=pl.when(about_query)
         .then(ref.replace_strict(query_traj, default=None, return_dtype=pl.Utf8))
         .when(~is_query)
@@ -168,12 +182,15 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
     df = df.update(queries.select("i", owner="qt"), on="i")
     roots = {t: _find(parent, t) for t in df["owner"].drop_nulls().unique().to_list()}
     df = df.with_columns(root=pl.col("owner").replace_strict(roots, default=None, return_dtype=pl.Utf8))
-    sizes = df.filter(pl.col("root").is_not_null()).group_by("root").len()
-    n_bins = max(1, min(shards, sizes.height))
+    sizes = dict(df.filter(pl.col("root").is_not_null()).group_by("root").len().iter_rows())
+    target = -(-sum(sizes.values()) // max(1, shards))
+    big = {r for r, n in sizes.items() if n > target} if by_agent else set()
+    small = {r: n for r, n in sizes.items() if r not in big}
+    n_bins = max(1, min(shards, len(small), -(-sum(small.values()) // target) if big else shards))
     load = [0] * n_bins
     to_bin: dict[str, int] = {}
     rank: dict[str, int] = {}  # the biggest group first, each into the emptiest bin
-    for k, (root, n) in enumerate(sorted(sizes.iter_rows(), key=lambda r: (-r[1], r[0]))):
+    for k, (root, n) in enumerate(sorted(small.items(), key=lambda r: (-r[1], r[0]))):
         b = load.index(min(load))
         to_bin[root], rank[root] = b, k
         load[b] += n
@@ -182,11 +199,47 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
     df = df.with_columns(
         bin=pl.col("root").replace_strict(to_bin, default=0, return_dtype=pl.Int64),
         rank=pl.col("root").replace_strict(rank, default=len(rank), return_dtype=pl.Int64),
-    ).sort("bin", "rank", "i")
+    )
     bins: list[list[str]] = [[] for _ in range(n_bins)]
-    for (b,), part in df.group_by("bin", maintain_order=True):
+    rest = df.filter(~pl.col("root").is_in(list(big)).fill_null(False)) if big else df
+    for (b,), part in rest.sort("bin", "rank", "i").group_by("bin", maintain_order=True):
         bins[int(b)] = part["fact"].to_list()
-    return [b for b in bins if b] or [[]]
+    groups = list(range(n_bins))
+    for root in sorted(big, key=lambda r: (-sizes[r], r)):
+        for part_facts in _split_by_agent(df.filter(pl.col("root") == root), target):
+            bins.append(part_facts)
+            groups.append(n_bins)  # every part holds the trajectory's queries: one group
+        n_bins += 1
+    kept = [(b, g) for b, g in zip(bins, groups, strict=True) if b]
+    return [b for b, _ in kept] or [[]], [g for _, g in kept] or [0]
+
+
+def _split_by_agent(df: pl.DataFrame, target: int) -> list[list[str]]:
+    """The facts of one trajectory group too big for a shard, in parts of about `target` facts: the
+    agents' answers (and raw replies) split by agent, the group's other facts (scene, queries) in
+    every part. Exact when an agent's test cases and violations do not depend on other agents'
+    answers (shards.agents_apart)."""
+    import polars as pl
+
+    by_agent = pl.col("name").is_in(list(_BY_AGENT))
+    shared, own = df.filter(~by_agent), df.filter(by_agent)
+    counts = sorted(own.group_by("agent").len().iter_rows(), key=lambda r: (-r[1], r[0]))
+    # answers per part: what leaves a part about `target` facts, but never fewer than the shared
+    # facts (every part grounds those again: when they are many, fewer and bigger parts)
+    budget = max(target - shared.height, shared.height, 1)
+    n_parts = max(1, min(len(counts), -(-own.height // budget)))
+    load = [shared.height] * n_parts
+    part_of: dict[str, int] = {}
+    for agent, n in counts:
+        p = load.index(min(load))
+        part_of[agent], load[p] = p, load[p] + n
+    own = own.with_columns(part=pl.col("agent").replace_strict(part_of, return_dtype=pl.Int64))
+    return [
+        pl.concat([shared.select("i", "fact"), own.filter(pl.col("part") == p).select("i", "fact")])
+        .sort("i")["fact"]
+        .to_list()
+        for p in range(n_parts)
+    ]
 
 
 def _read_odd(
@@ -273,6 +326,43 @@ def cross_trajectory_cases(rules: RuleSet, seeds: int = PROBE_SEEDS) -> dict[str
         case, mr, t1, t2 = split_args(line)
         found.setdefault(mr, (case, t1, t2))
     return found
+
+
+def agents_apart(rules: RuleSet) -> bool:
+    """May a trajectory's answers be checked in parts, by agent? Only if its test cases do not depend
+    on any answer and an agent's results do not depend on another agent's answers. The shipped MRs
+    keep to both (tests/test_shards.py); a user's MRs are probed, and if they break either a big
+    trajectory stays whole in one shard (exact, only slower)."""
+    return all(m.shipped for m in rules.mrs) or agent_dependence(rules) is None
+
+
+def agent_dependence(rules: RuleSet, seeds: int = PROBE_SEEDS) -> str | None:
+    """What shows, on probe worlds of two agents, that checking agents apart would change a result
+    line (None when nothing does): the run of both agents against each agent's run alone."""
+    from metalogic.engine.randomfacts import random_program
+
+    program = "".join(
+        f"trajectory(probe{seed}, probe_scene).\n" + random_program(random.Random(seed), f"probe{seed}")
+        for seed in range(seeds)
+    )
+    lines = program.splitlines(keepends=True)
+    both = run_engine("clingo", rules, program, {})
+
+    def agent_of(line: str) -> str:
+        return split_args(line.strip().removesuffix("."))[0]
+
+    agents = sorted({agent_of(x) for x in lines if x.startswith("answer(")})
+    for ag in agents:
+        alone = "".join(x for x in lines if not x.startswith(("answer(", "raw_reply(")) or agent_of(x) == ag)
+        one = run_engine("clingo", rules, alone, {})
+        for kind in ("testcase", "case_count"):
+            if one.lines[kind] != both.lines[kind]:
+                return f"{kind} rows change when only agent {ag} answers"
+        for kind, rows in both.lines.items():
+            mine = {x for x in rows if x.startswith(f"{kind}({ag},")}
+            if mine != {x for x in one.lines[kind] if x.startswith(f"{kind}({ag},")}:
+                return f"{kind} rows of agent {ag} change when the other agents' answers are left out"
+    return None
 
 
 def refuse_cross_trajectory(rules: RuleSet) -> None:
@@ -372,11 +462,11 @@ def run_sharded(
     t0 = time.perf_counter()
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
     refuse_cross_trajectory(rules)
-    parts = split_by_trajectory(facts, shard_count(len(facts), workers))
+    parts, groups = plan_shards(facts, shard_count(len(facts), workers), by_agent=agents_apart(rules))
     outs = _check_shards(engine, rules_dirs, mrs, parts, params, workers, detail)
     n_shards = len(parts)
     del parts  # the facts stay with the caller; the shards' copies are not needed
-    merged = merge_outputs(engine, outs, rules)
+    merged = merge_outputs(engine, outs, rules, groups)
     if listening():
         ids = tuple(m.id for m in rules.mrs)
         notify_engine_run(EngineRun(engine, ids, 0, time.perf_counter() - t0, shards=n_shards))
@@ -491,25 +581,27 @@ def _how_ended(proc: BaseProcess) -> str:
     return f"exit code {code}"
 
 
-def merge_outputs(engine: str, outs: list[EngineOutput], rules: RuleSet) -> EngineOutput:
+def merge_outputs(
+    engine: str, outs: list[EngineOutput], rules: RuleSet, groups: Sequence[int] | None = None
+) -> EngineOutput:
     """One run's lines from its shards' lines, emptying `outs` (each shard's output is let go once
     merged, so a big run holds its lines once): what belongs to one shard is collected; the counts
     are merged by the rules of logic/core/merge.lp (which read the MRs' declarations for the kinds
     of evidence), the totals and the headline following as in one run."""
     merged = EngineOutput(engine)
-    parts: list[Fun] = []
+    # shards that hold the same trajectories (split by agent) share a group: their cases count once
+    session = Session("clingo").load(CORE_DIR / "merge.lp", *(m.decl_file for m in rules.mrs))
+    session.add([Fun("group", (i, g)) for i, g in enumerate(groups or range(len(outs)))])
     outs.reverse()
     i = -1
     while outs:
         out, i = outs.pop(), i + 1
         for kind, lines in out.lines.items():
-            if kind in MERGE_INPUT:
-                # as data, not program text: an agent's name is a string from the facts
-                parts.extend(Fun("part", (i, parse_term(line))) for line in lines)
+            if kind in MERGE_INPUT:  # as data, not program text: an agent's name is a string from the facts
+                session.add_printed("part", ((i, line) for line in lines))
             elif kind not in MERGE_OUTPUT:
                 merged.lines[kind] |= lines
-    session = Session("clingo").load(CORE_DIR / "merge.lp", *(m.decl_file for m in rules.mrs))
-    session.add(parts).show(*((k, RESULTS[k]) for k in MERGE_OUTPUT))
+    session.show(*((k, RESULTS[k]) for k in MERGE_OUTPUT))
     for sym in session.symbols():
         merged.lines[sym.name].add(str(sym))
     return merged

@@ -313,3 +313,73 @@ def test_a_worker_killed_without_a_result_gives_one_clear_error(monkeypatch: pyt
         "  expected: every worker to send back its shard's result lines\n"
         "  fix: if it ran out of memory, check with fewer --workers (or without --workers)"
     )
+
+
+def test_a_trajectory_bigger_than_a_shard_is_split_by_agent_equal_unsharded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A trajectory too big for one shard is checked in parts, each with its scene and queries and
+    some agents' answers: the lines are those of one run (its cases counted once, not per part)."""
+    from metalogic.engine import shards
+
+    worlds, settings = make_batch(80)
+    facts = facts_of([x for w in worlds[:8] for x in w])
+    answers = [split_args(f) for f in facts if f.startswith("answer(")]
+    facts += [f"answer(crowd{k},{q},{v})" for k in range(8) for _, q, v in answers]  # many agents
+    parts, groups = shards.plan_shards(facts, 80)  # shards far smaller than a trajectory
+    assert sum(groups.count(g) > 1 for g in set(groups)) >= 4  # split: several parts per group
+    for g in set(groups):
+        mine = [set(p) for p, pg in zip(parts, groups, strict=True) if pg == g]
+        shared = [{f for f in p if not f.startswith(("answer(", "raw_reply("))} for p in mine]
+        assert all(s == shared[0] for s in shared)  # every part: the same scene and queries
+        agents = [{split_args(f)[0] for f in p if f.startswith("answer(")} for p in mine]
+        assert sum(map(len, agents)) == len(set().union(*agents))  # an agent in one part only
+    assert sorted(f for p in parts for f in p if f.startswith("answer(")) == sorted(
+        f for f in facts if f.startswith("answer(")
+    )
+    monkeypatch.setattr(shards, "shard_count", lambda n, workers: 80)
+    assert_same(facts, "clingo", resolve_params(ruleset(), settings), workers=2)
+    assert_same(facts, "prolog", resolve_params(ruleset(), settings), workers=2)
+
+
+CROWD_DECL = """\
+mr(crowd).
+mr_name(crowd, "agree with the crowd").
+mr_law(crowd, "an agent's direction answer matches some other agent's").
+mr_serves(crowd, sc2a).
+"""
+CROWD_LP = """\
+#include "crowd.decl".
+testcase(crowd(Q), crowd, sc2a) :- pair_query(Q, obj_dir, _, _, _, _).
+case_query(crowd(Q), Q) :- testcase(crowd(Q), crowd, _).
+agreed(Ag, Q) :- dir_answer(Ag, Q, N), dir_answer(Ag2, Q, N), Ag != Ag2.
+violates(Ag, crowd(Q), alone) :- testcase(crowd(Q), crowd, _), dir_answer(Ag, Q, _), not agreed(Ag, Q).
+"""
+CROWD_PL = """\
+:- include('crowd.decl').
+testcase(crowd(Q), crowd, sc2a) :- pair_query(Q, obj_dir, _, _, _, _).
+case_query(crowd(Q), Q) :- testcase(crowd(Q), crowd, _).
+agreed(Ag, Q) :- dir_answer(Ag, Q, N), dir_answer(Ag2, Q, N), Ag \\== Ag2.
+violates(Ag, crowd(Q), alone) :- testcase(crowd(Q), crowd, _), dir_answer(Ag, Q, _), \\+ agreed(Ag, Q).
+"""
+
+
+def test_rules_that_compare_agents_keep_a_big_trajectory_whole(tmp_path: Path) -> None:
+    """A user's MR that reads other agents' answers would change if agents were checked apart: the
+    probe finds it, and a trajectory bigger than a shard is then not split by agent."""
+    from metalogic.engine import shards
+
+    assert shards.agent_dependence(load_ruleset()) is None  # the shipped MRs: agents apart
+    folder = tmp_path / "crowd_rules"
+    folder.mkdir()
+    (folder / "crowd.decl").write_text(CROWD_DECL)
+    (folder / "crowd.lp").write_text(CROWD_LP)
+    (folder / "crowd.pl").write_text(CROWD_PL)
+    rules = load_ruleset([folder])
+    found = shards.agent_dependence(rules)
+    assert found is not None and found.startswith("violation rows of agent ag")
+    assert not shards.agents_apart(rules)
+    worlds, _ = make_batch(81)
+    facts = facts_of([x for w in worlds[:4] for x in w])
+    whole, _ = shards.plan_shards(facts, 40, by_agent=False)
+    assert len(whole) <= 5  # four trajectories (and the facts of none) stay whole
