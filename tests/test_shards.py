@@ -152,12 +152,14 @@ def test_an_integer_id_written_two_ways_stays_in_one_shard() -> None:
     )
 
 
-ACROSS_DECL = """\
-mr(across).
-mr_name(across, "same scene").
-mr_law(across, "two trajectories of one scene see the same relation at the same state").
-mr_serves(across, sc2a).
-"""
+def declaration(mr: str, name: str, law: str) -> str:
+    """A user MR's declarations (its .decl file), serving SC2-a."""
+    return f'mr({mr}).\nmr_name({mr}, "{name}").\nmr_law({mr}, "{law}").\nmr_serves({mr}, sc2a).\n'
+
+
+ACROSS_DECL = declaration(
+    "across", "same scene", "two trajectories of one scene see the same relation at the same state"
+)
 ACROSS_LP = """\
 #include "across.decl".
 testcase(across(Q1, Q2), across, sc2a) :- pair_query(Q1, obj_dir, T1, S, A, B),
@@ -342,12 +344,7 @@ def test_a_trajectory_bigger_than_a_shard_is_split_by_agent_equal_unsharded(
     assert_same(facts, "prolog", resolve_params(ruleset(), settings), workers=2)
 
 
-CROWD_DECL = """\
-mr(crowd).
-mr_name(crowd, "agree with the crowd").
-mr_law(crowd, "an agent's direction answer matches some other agent's").
-mr_serves(crowd, sc2a).
-"""
+CROWD_DECL = declaration("crowd", "agree with the crowd", "a direction answer matches another agent's")
 CROWD_LP = """\
 #include "crowd.decl".
 testcase(crowd(Q), crowd, sc2a) :- pair_query(Q, obj_dir, _, _, _, _).
