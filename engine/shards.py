@@ -29,7 +29,7 @@ import signal
 import threading
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.connection import Connection
@@ -139,13 +139,14 @@ def split_by_trajectory(facts: Sequence[str], shards: int) -> list[list[str]]:
 
 
 def plan_shards(
-    facts: Sequence[str], shards: int, by_agent: bool = True
+    facts: Sequence[str], shards: int, by_agent: bool | Callable[[], bool] = True
 ) -> tuple[list[list[str]], list[int]]:
     """Facts grouped into lists of whole trajectories of similar sizes (about `shards` of them), and
     each list's group. With `by_agent`, a trajectory (with those that share a query id) bigger than
     a shard is split further by agent: each part holds the trajectory's scene and queries and some
     agents' answers, and the parts share a group (their test cases are the same: merge.lp counts
-    them once per group). Otherwise every list is a group of its own.
+    them once per group). Otherwise every list is a group of its own. `by_agent` may be a function,
+    asked only when some trajectory is too big (the probe of a user's MRs costs a few clingo runs).
 
     Read column-wise with polars (a Python loop over a million facts took 2 s): each fact's owner
     is its first argument, a query's owner the trajectory of its content, and a fact about a query
@@ -184,7 +185,9 @@ def plan_shards(
     df = df.with_columns(root=pl.col("owner").replace_strict(roots, default=None, return_dtype=pl.Utf8))
     sizes = dict(df.filter(pl.col("root").is_not_null()).group_by("root").len().iter_rows())
     target = -(-sum(sizes.values()) // max(1, shards))
-    big = {r for r, n in sizes.items() if n > target} if by_agent else set()
+    big = {r for r, n in sizes.items() if n > target}
+    if big and not (by_agent() if callable(by_agent) else by_agent):  # asked only when it matters
+        big = set()
     small = {r: n for r, n in sizes.items() if r not in big}
     n_bins = max(1, min(shards, len(small), -(-sum(small.values()) // target) if big else shards))
     load = [0] * n_bins
@@ -465,7 +468,8 @@ def run_sharded(
     t0 = time.perf_counter()
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
     refuse_cross_trajectory(rules)
-    parts, groups = plan_shards(facts, shard_count(len(facts), workers), by_agent=agents_apart(rules, params))
+    n = shard_count(len(facts), workers)
+    parts, groups = plan_shards(facts, n, by_agent=lambda: agents_apart(rules, params))
     outs = _check_shards(engine, rules_dirs, mrs, parts, params, workers, detail)
     n_shards = len(parts)
     del parts  # the facts stay with the caller; the shards' copies are not needed

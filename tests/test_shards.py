@@ -380,3 +380,16 @@ def test_rules_that_compare_agents_keep_a_big_trajectory_whole(tmp_path: Path) -
     facts = facts_of([x for w in worlds[:4] for x in w])
     whole, _ = shards.plan_shards(facts, 40, by_agent=False)
     assert len(whole) <= 5  # four trajectories (and the facts of none) stay whole
+    # checked with --workers: the crowd MR's verdicts are those of one run (split by agent, an agent
+    # alone in its part would disagree with nobody)
+    answers = [split_args(f) for f in facts if f.startswith("answer(")]
+    facts += [f"answer(crowd{k},{q},{v})" for k in range(4) for _, q, v in answers]
+    one = run_engine("clingo", rules, "".join(f"{f}.\n" for f in facts), {})
+    assert any(x.startswith("violation(crowd") and ",crowd," in x for x in one.lines["violation"])
+    from _pytest.monkeypatch import MonkeyPatch
+
+    with MonkeyPatch.context() as mp:
+        mp.setattr(shards, "shard_count", lambda n, workers: 40)
+        parts = shards.run_sharded("clingo", [str(folder)], facts, {}, 2)
+    for kind in RESULTS:
+        assert parts.lines[kind] == one.lines[kind], kind
