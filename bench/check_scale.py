@@ -624,7 +624,8 @@ def print_table(results: list[dict[str, Any]]) -> None:
         print("".join(f"{c:>10}" for c in cells))
     print(
         "clingo: one `check` in one process (phases on the right); clingo x2: the same facts as shards of "
-        "whole trajectories checked by a pool of worker processes (scores x2: the score table alone);\n"
+        "trajectories (split by agent when too big)\nchecked by worker processes (scores x2: the score "
+        "table alone);\n"
         "* naive: MR2 on map directions only (one MR, one capability) as a Python loop over its cases; "
         "the engines check all sixteen MRs on all eight capabilities."
     )

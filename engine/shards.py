@@ -68,7 +68,7 @@ if TYPE_CHECKING:
     WorkerContext = ForkServerContext | SpawnContext  # the fork server where there is one
 
 # Shards stay about this small, so that memory per process stays bounded (a `check --out`
-# worker at 1M answers peaks near 0.7 GB on households, 1.4 GB on the pipeline's worlds). Not much
+# worker at 1M answers peaks near 0.4 GB on households, 0.5 GB on the pipeline's worlds). Not much
 # smaller: every shard parses and grounds the rules' fixed part again (the tables and about 2,000
 # rules with no facts: 0.05 s now, 0.2 s before the rules lost their two-sided bounds), and fewer,
 # bigger shards balance worse.
@@ -189,6 +189,7 @@ def plan_shards(
     if big and not (by_agent() if callable(by_agent) else by_agent):  # asked only when it matters
         big = set()
     small = {r: n for r, n in sizes.items() if r not in big}
+    # the whole trajectories fill `shards` bins, or, beside split ones, as many as their facts need
     n_bins = max(1, min(shards, len(small), -(-sum(small.values()) // target) if big else shards))
     load = [0] * n_bins
     to_bin: dict[str, int] = {}
