@@ -77,6 +77,10 @@ SHARD_FACTS = 50_000
 # its process ends (potassco/clingo#203), so a worker that checks several shards grows with each
 # (about 0.2 GB a shard of synthetic worlds) and grounds more slowly as it grows. Measured on the
 # 1M-answer worlds (32 shards, two workers): 8 shards a worker 31.6 s, 4 27.6 s, 2 23.7 s, 1 22.5 s.
+# Processes, not threads: clingo grounds without Python's lock, but it makes every symbol under one
+# mutex of the whole process, and two Controls grounding at once on two threads wait on each other
+# at every symbol: on the 100k-answer worlds two threads took 40.9 s where one Control took 5.8 s
+# and two processes 3.1 s (bench/shard_threads.py).
 _BY_QUERY = ("form", "answer", "raw_reply")  # facts tied to a trajectory through their query id
 _BY_AGENT = ("answer", "raw_reply")  # facts of one agent (its name the first argument)
 # The shards' count rows that logic/core/merge.lp reads, and the rows it derives in their place.
