@@ -374,7 +374,8 @@ def measure_sharded(folder: Path, workers: int, detail: bool = True) -> dict[str
     import resource
 
     from metalogic.engine.check import run_check
-    from metalogic.engine.shards import shard_count, split_by_trajectory
+    from metalogic.engine.shard_plan import split_by_trajectory
+    from metalogic.engine.shards import shard_count
 
     with ChildPeak() as children:
         res, total = timed(lambda: run_check(str(folder), workers=workers, detail=detail))

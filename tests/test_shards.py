@@ -15,7 +15,8 @@ from metalogic.engine.check import resolve_params
 from metalogic.engine.facts import display_path, read_facts
 from metalogic.engine.results import split_args
 from metalogic.engine.rules import load_ruleset
-from metalogic.engine.shards import cross_trajectory_cases, run_sharded, split_by_trajectory
+from metalogic.engine.shard_plan import plan_shards, split_by_trajectory
+from metalogic.engine.shards import cross_trajectory_cases, run_sharded
 
 
 def facts_of(lines: list[str]) -> list[str]:
@@ -328,7 +329,7 @@ def test_a_trajectory_bigger_than_a_shard_is_split_by_agent_equal_unsharded(
     facts = facts_of([x for w in worlds[:8] for x in w])
     answers = [split_args(f) for f in facts if f.startswith("answer(")]
     facts += [f"answer(crowd{k},{q},{v})" for k in range(8) for _, q, v in answers]  # many agents
-    parts, groups = shards.plan_shards(facts, 80)  # shards far smaller than a trajectory
+    parts, groups = plan_shards(facts, 80)  # shards far smaller than a trajectory
     assert sum(groups.count(g) > 1 for g in set(groups)) >= 4  # split: several parts per group
     for g in set(groups):
         mine = [set(p) for p, pg in zip(parts, groups, strict=True) if pg == g]
@@ -378,7 +379,7 @@ def test_rules_that_compare_agents_keep_a_big_trajectory_whole(tmp_path: Path) -
     assert not shards.agents_apart(rules)
     worlds, _ = make_batch(81)
     facts = facts_of([x for w in worlds[:4] for x in w])
-    whole, _ = shards.plan_shards(facts, 40, by_agent=False)
+    whole, _ = plan_shards(facts, 40, by_agent=False)
     assert len(whole) <= 5  # four trajectories (and the facts of none) stay whole
     # checked with --workers: the crowd MR's verdicts are those of one run (split by agent, an agent
     # alone in its part would disagree with nobody)
