@@ -15,4 +15,4 @@ test: lint
 	$(VENV)/pytest -q
 
 lint: setup
-	$(VENV)/ruff check . && $(VENV)/ruff format --check engine app tests bench && $(VENV)/mypy engine logic extract agents memory app metalogic
+	$(VENV)/ruff check . && $(VENV)/ruff format --check engine app tests bench && $(VENV)/mypy engine logic extract agents memory app metalogic tests bench scripts

@@ -128,7 +128,7 @@ def tally(res: Any, family_of: dict[str, str]) -> dict[str, Any]:
         if mr in TRAJ_ARG:
             from metalogic.engine.terms import parse_term
 
-            traj = str(parse_term(case).args[TRAJ_ARG[mr]])  # type: ignore[union-attr]
+            traj = str(parse_term(case).args[TRAJ_ARG[mr]])
         else:
             traj = str(contents[qs[0]].args[0])
         fam = family_of[traj]

@@ -126,8 +126,8 @@ def test_damaged_meta_is_one_clear_error(bank: Path) -> None:
 @pytest.mark.parametrize("engine", ["prolog", "clingo"])
 def test_rule_input_is_data_on_both_engines(engine: str) -> None:
     for call in (
-        lambda: rank_candidates([(1, PLANTED, 5)], eta=500, k=3, floor=0, engine=engine),  # type: ignore[list-item]
-        lambda: trs_update({1: (0, "0), shell('touch marker'), (1")}, [], engine),  # type: ignore[dict-item]
+        lambda: rank_candidates([(1, PLANTED, 5)], eta=500, k=3, floor=0, engine=engine),
+        lambda: trs_update({1: (0, "0), shell('touch marker'), (1")}, [], engine),
         lambda: run_program(
             "rank", [f"cand(1,1,1)), shell('touch marker'), X = (cand(1,1,{PLANTED}"], engine
         ),

@@ -175,7 +175,7 @@ def test_no_mr_rule_looks_up_its_cases_through_every_test_case() -> None:
         f"{f.relative_to(LOGIC)}: {rule[:100]}"
         for f in sorted((LOGIC / "mrs").glob("*.lp"))
         for rule in _rules(f)
-        if pattern.search(rule.split(":-", 1)[1]) and not rule.startswith(f"{pattern.search(rule).group(2)}_")
+        if (m := pattern.search(rule.split(":-", 1)[1])) and not rule.startswith(f"{m.group(2)}_")
     ]
     assert found == []
 
