@@ -167,11 +167,11 @@ def read_facts(
         _raise_problems(p for path in files for p in _read_file(path, fs, keep, None))
         return fs
     seen: list[Problem] = []
-    on = sink
+    handed_on = sink
 
     def guarded(chunk: list[str]) -> None:
-        if not seen:
-            on(chunk)
+        if not seen:  # after a problem nothing more goes to the engine
+            handed_on(chunk)
 
     def watched() -> Iterator[Problem]:
         for path in files:

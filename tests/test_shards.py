@@ -362,7 +362,9 @@ violates(Ag, crowd(Q), alone) :- testcase(crowd(Q), crowd, _), dir_answer(Ag, Q,
 """
 
 
-def test_rules_that_compare_agents_keep_a_big_trajectory_whole(tmp_path: Path) -> None:
+def test_rules_that_compare_agents_keep_a_big_trajectory_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A user's MR that reads other agents' answers would change if agents were checked apart: the
     probe finds it, and a trajectory bigger than a shard is then not split by agent."""
     from metalogic.engine import shards
@@ -387,10 +389,7 @@ def test_rules_that_compare_agents_keep_a_big_trajectory_whole(tmp_path: Path) -
     facts += [f"answer(crowd{k},{q},{v})" for k in range(4) for _, q, v in answers]
     one = run_engine("clingo", rules, "".join(f"{f}.\n" for f in facts), {})
     assert any(x.startswith("violation(crowd") and ",crowd," in x for x in one.lines["violation"])
-    from _pytest.monkeypatch import MonkeyPatch
-
-    with MonkeyPatch.context() as mp:
-        mp.setattr(shards, "shard_count", lambda n, workers: 40)
-        parts = shards.run_sharded("clingo", [str(folder)], facts, {}, 2)
+    monkeypatch.setattr(shards, "shard_count", lambda n, workers: 40)
+    parts = shards.run_sharded("clingo", [str(folder)], facts, {}, 2)
     for kind in RESULTS:
         assert parts.lines[kind] == one.lines[kind], kind
