@@ -57,7 +57,7 @@ def measure(folder: Path, split: bool) -> dict[str, Any]:
 
     real = shards.agents_apart
     if not split:
-        shards.agents_apart = lambda rules, params=None: False  # whole trajectories only
+        shards.agents_apart = lambda rules, params=None, engine="clingo": False  # whole trajectories only
     try:
         with ChildPeak() as peak:
             t0 = time.perf_counter()

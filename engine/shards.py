@@ -116,19 +116,21 @@ def cross_trajectory_cases(rules: RuleSet, seeds: int = PROBE_SEEDS) -> dict[str
     return found
 
 
-def agents_apart(rules: RuleSet, params: Mapping[str, int] | None = None) -> bool:
+def agents_apart(rules: RuleSet, params: Mapping[str, int] | None = None, engine: str = "clingo") -> bool:
     """May a trajectory's answers be checked in parts, by agent? Only if its test cases do not depend
     on any answer and an agent's results do not depend on another agent's answers. The shipped MRs
-    keep to both (tests/test_shards.py); a user's MRs are probed, and if they break either a big
-    trajectory stays whole in one shard (exact, only slower)."""
-    return all(m.shipped for m in rules.mrs) or agent_dependence(rules, params) is None
+    keep to both (tests/test_shards.py); a user's MRs are probed on the engine that checks them (a
+    user's .lp and .pl may differ), and if they break either a big trajectory stays whole in one
+    shard (exact, only slower)."""
+    return all(m.shipped for m in rules.mrs) or agent_dependence(rules, params, engine=engine) is None
 
 
 def agent_dependence(
-    rules: RuleSet, params: Mapping[str, int] | None = None, seeds: int = PROBE_SEEDS
+    rules: RuleSet, params: Mapping[str, int] | None = None, seeds: int = PROBE_SEEDS, engine: str = "clingo"
 ) -> str | None:
     """What shows, on probe worlds of two agents, that checking agents apart would change a result
-    line (None when nothing does): the run of both agents against each agent's run alone."""
+    line of `engine` (None when nothing does): the run of both agents against each agent's run
+    alone."""
     from metalogic.engine.randomfacts import random_program
 
     program = "".join(
@@ -137,7 +139,7 @@ def agent_dependence(
     )
     lines = program.splitlines(keepends=True)
     params = params or {}
-    both = run_engine("clingo", rules, program, params)
+    both = run_engine(engine, rules, program, params)
 
     def agent_of(line: str) -> str:
         return split_args(line.strip().removesuffix("."))[0]
@@ -145,7 +147,7 @@ def agent_dependence(
     agents = sorted({agent_of(x) for x in lines if x.startswith("answer(")})
     for ag in agents:
         alone = "".join(x for x in lines if not x.startswith(("answer(", "raw_reply(")) or agent_of(x) == ag)
-        one = run_engine("clingo", rules, alone, params)
+        one = run_engine(engine, rules, alone, params)
         for kind in ("testcase", "case_count"):
             if one.lines[kind] != both.lines[kind]:
                 return f"{kind} rows change when only agent {ag} answers"
@@ -254,7 +256,7 @@ def run_sharded(
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
     refuse_cross_trajectory(rules)
     n = shard_count(len(facts), workers)
-    parts, groups = plan_shards(facts, n, by_agent=lambda: agents_apart(rules, params))
+    parts, groups = plan_shards(facts, n, by_agent=lambda: agents_apart(rules, params, engine))
     outs = _check_shards(engine, rules_dirs, mrs, parts, params, workers, detail)
     n_shards = len(parts)
     del parts  # the facts stay with the caller; the shards' copies are not needed

@@ -393,3 +393,42 @@ def test_rules_that_compare_agents_keep_a_big_trajectory_whole(
     parts = shards.run_sharded("clingo", [str(folder)], facts, {}, 2)
     for kind in RESULTS:
         assert parts.lines[kind] == one.lines[kind], kind
+
+
+# A pair whose engines disagree: the clingo file never looks at another agent, the Prolog twin does.
+ALONE_LP = """\
+#include "crowd.decl".
+testcase(crowd(Q), crowd, sc2a) :- pair_query(Q, obj_dir, _, _, _, _).
+case_query(crowd(Q), Q) :- testcase(crowd(Q), crowd, _).
+violates(Ag, crowd(Q), alone) :- testcase(crowd(Q), crowd, _), dir_answer(Ag, Q, N), N = none.
+"""
+
+
+def test_the_agent_probe_runs_on_the_engine_that_checks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a big trajectory may be split by agent is decided on the engine that checks it: here
+    only the Prolog twin compares agents, so `--engine prolog --workers` keeps the trajectory whole
+    and gives one Prolog run's verdicts (a probe on clingo alone would have split it)."""
+    from metalogic.engine import shards
+
+    folder = tmp_path / "crowd_rules"
+    folder.mkdir()
+    (folder / "crowd.decl").write_text(CROWD_DECL)
+    (folder / "crowd.lp").write_text(ALONE_LP)
+    (folder / "crowd.pl").write_text(CROWD_PL)
+    rules = load_ruleset([folder])
+    assert shards.agent_dependence(rules, engine="clingo") is None
+    found = shards.agent_dependence(rules, engine="prolog")
+    assert found is not None and found.startswith("violation rows of agent ag")
+    assert shards.agents_apart(rules) and not shards.agents_apart(rules, engine="prolog")
+    worlds, _ = make_batch(81)
+    facts = facts_of([x for w in worlds[:4] for x in w])
+    answers = [split_args(f) for f in facts if f.startswith("answer(")]
+    facts += [f"answer(crowd{k},{q},{v})" for k in range(4) for _, q, v in answers]
+    one = run_engine("prolog", rules, "".join(f"{f}.\n" for f in facts), {})
+    assert any(x.startswith("violation(crowd") and ",crowd," in x for x in one.lines["violation"])
+    monkeypatch.setattr(shards, "shard_count", lambda n, workers: 40)
+    parts = shards.run_sharded("prolog", [str(folder)], facts, {}, 2)
+    for kind in RESULTS:
+        assert parts.lines[kind] == one.lines[kind], kind
