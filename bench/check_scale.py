@@ -16,6 +16,11 @@ pipeline: synthetic 3-D worlds with cameras and boxes, every question `metalogic
 about them, and five reference agents' answers from `metalogic ask`. It is the one where the MRs
 that read boxes (mr5, mr7-mr11, mr16) make test cases; the household templates have no camera.
 
+A third, `solo`, is the household templates answered by one agent (10% noise) instead of five: the
+same number of answers asks five times as many questions, and so makes five times as many test
+cases per answer. It is what a benchmark of a single model looks like, and where the per-case cost
+of the rules (rather than the per-answer one) decides the time.
+
 Measured per workload and size, in one run: clingo as one `check` in one process, phase by phase (reading the
 facts in Python, parsing the program, grounding, solving, turning the model into result lines and
 those into rows); `metalogic check --workers N` on the same facts (shards of whole trajectories
@@ -52,9 +57,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "check_scale.json"
-WORKLOADS = ("households", "worlds")
+WORKLOADS = ("households", "worlds", "solo")
 
 AGENTS = (("oracle", 0.0), ("noisy10", 0.1), ("noisy30", 0.3), ("random", 1.0), ('"gpt-4o"', 0.2))
+SOLO = (("noisy10", 0.1),)  # the `solo` workload: one agent answers every question
 STATES = 8
 OBJECTS = ("mug", "duck", "ball", "lamp")
 PAIR_STATES = (0, 4)
@@ -183,7 +189,12 @@ def random_value(rng: random.Random, ty: str, names: dict[str, tuple[str, ...]],
 
 
 def write_run(
-    folder: Path, n_answers: int, seed: int = 7, templates: int = 24, shard_answers: int = 50_000
+    folder: Path,
+    n_answers: int,
+    seed: int = 7,
+    templates: int = 24,
+    shard_answers: int = 50_000,
+    agents: tuple[tuple[str, float], ...] = AGENTS,
 ) -> dict[str, int]:
     """Write a run folder with about `n_answers` answer facts; returns fact counts. Trajectories
     are written in groups of about `shard_answers` answers, each group in its own subfolder
@@ -197,7 +208,7 @@ def write_run(
     tpls = [make_template(rng) for _ in range(templates)]
     for tpl in tpls:
         fill_truth(tpl)
-    per_traj = sum(len(t.queries) for t in tpls) / len(tpls) * len(AGENTS)
+    per_traj = sum(len(t.queries) for t in tpls) / len(tpls) * len(agents)
     n_traj = max(1, math.ceil(n_answers / per_traj))
     per_shard = max(1, round(shard_answers / per_traj))
     counts = {"trajectories": 0, "queries": 0, "answers": 0, "scene": 0, "shards": 0}
@@ -208,12 +219,12 @@ def write_run(
         (shard / "answers").mkdir(parents=True, exist_ok=True)
         counts["shards"] += 1
         with (shard / "scene.lp").open("w") as scene, (shard / "queries.lp").open("w") as queries:
-            outs = {a: (shard / "answers" / f"{a.strip(chr(34))}.lp").open("w") for a, _ in AGENTS}
+            outs = {a: (shard / "answers" / f"{a.strip(chr(34))}.lp").open("w") for a, _ in agents}
             for i in range(first, min(first + per_shard, n_traj)):
                 if counts["answers"] >= n_answers:
                     break
                 _write_trajectory(
-                    i, tpls[i % len(tpls)], rng, names, turns, n_answers, counts, scene, queries, outs
+                    i, tpls[i % len(tpls)], rng, names, turns, n_answers, counts, scene, queries, outs, agents
                 )
             for fh in outs.values():
                 fh.close()
@@ -231,6 +242,7 @@ def _write_trajectory(
     scene: Any,
     queries: Any,
     outs: dict[str, Any],
+    agents: tuple[tuple[str, float], ...],
 ) -> None:
     t = f"t{i}"
     counts["trajectories"] += 1
@@ -241,7 +253,7 @@ def _write_trajectory(
         queries.write(f"query({q},{content.replace('@T', t)}).\n")
         counts["queries"] += 1
         truth = tpl.truth.get(qid)
-        for agent, noise in AGENTS:
+        for agent, noise in agents:
             if counts["answers"] >= n_answers:
                 break
             r = rng.random()
@@ -466,7 +478,8 @@ def main() -> None:
         nargs="+",
         choices=WORKLOADS,
         default=list(WORKLOADS),
-        help="households: cloned templates (no camera); worlds: the pipeline's own synthetic worlds",
+        help="households: cloned templates (no camera); worlds: the pipeline's own synthetic worlds; "
+        "solo: the household templates answered by one agent (five times the questions per answer)",
     )
     ap.add_argument(
         "--one-process-limit",
@@ -538,7 +551,8 @@ def measure_size(workload: str, n: int, args: argparse.Namespace, folder: Path) 
 
         counts = write_worlds_run(folder, n)
     else:
-        counts = write_run(folder, n, shard_answers=args.shard_answers)
+        agents = SOLO if workload == "solo" else AGENTS
+        counts = write_run(folder, n, shard_answers=args.shard_answers, agents=agents)
     saved.write_text(json.dumps(counts))
     if workload == "worlds":
         folder = folder / "run"
