@@ -362,6 +362,39 @@ violates(Ag, crowd(Q), alone) :- testcase(crowd(Q), crowd, _), dir_answer(Ag, Q,
 """
 
 
+def crowd_rules(tmp_path: Path, lp: str = CROWD_LP) -> Path:
+    """A folder with the crowd MR (its clingo file `lp`)."""
+    folder = tmp_path / "crowd_rules"
+    folder.mkdir()
+    (folder / "crowd.decl").write_text(CROWD_DECL)
+    (folder / "crowd.lp").write_text(lp)
+    (folder / "crowd.pl").write_text(CROWD_PL)
+    return folder
+
+
+def crowd_facts() -> list[str]:
+    """Four trajectories, answered by their agents and by four crowd agents with the same answers."""
+    worlds, _ = make_batch(81)
+    facts = facts_of([x for w in worlds[:4] for x in w])
+    answers = [split_args(f) for f in facts if f.startswith("answer(")]
+    return facts + [f"answer(crowd{k},{q},{v})" for k in range(4) for _, q, v in answers]
+
+
+def assert_sharded_as_one(
+    engine: str, folder: Path, facts: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The crowd MR's verdicts with --workers are those of one run (split by agent, an agent alone
+    in its part would disagree with nobody), and one run has crowd violations to lose."""
+    from metalogic.engine import shards
+
+    one = run_engine(engine, load_ruleset([folder]), "".join(f"{f}.\n" for f in facts), {})
+    assert any(x.startswith("violation(crowd") and ",crowd," in x for x in one.lines["violation"])
+    monkeypatch.setattr(shards, "shard_count", lambda n, workers: 40)
+    parts = shards.run_sharded(engine, [str(folder)], facts, {}, 2)
+    for kind in RESULTS:
+        assert parts.lines[kind] == one.lines[kind], kind
+
+
 def test_rules_that_compare_agents_keep_a_big_trajectory_whole(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -370,29 +403,15 @@ def test_rules_that_compare_agents_keep_a_big_trajectory_whole(
     from metalogic.engine import shards
 
     assert shards.agent_dependence(load_ruleset()) is None  # the shipped MRs: agents apart
-    folder = tmp_path / "crowd_rules"
-    folder.mkdir()
-    (folder / "crowd.decl").write_text(CROWD_DECL)
-    (folder / "crowd.lp").write_text(CROWD_LP)
-    (folder / "crowd.pl").write_text(CROWD_PL)
+    folder = crowd_rules(tmp_path)
     rules = load_ruleset([folder])
     found = shards.agent_dependence(rules)
     assert found is not None and found.startswith("violation rows of agent ag")
     assert not shards.agents_apart(rules)
-    worlds, _ = make_batch(81)
-    facts = facts_of([x for w in worlds[:4] for x in w])
+    facts = crowd_facts()
     whole, _ = plan_shards(facts, 40, by_agent=False)
     assert len(whole) <= 5  # four trajectories (and the facts of none) stay whole
-    # checked with --workers: the crowd MR's verdicts are those of one run (split by agent, an agent
-    # alone in its part would disagree with nobody)
-    answers = [split_args(f) for f in facts if f.startswith("answer(")]
-    facts += [f"answer(crowd{k},{q},{v})" for k in range(4) for _, q, v in answers]
-    one = run_engine("clingo", rules, "".join(f"{f}.\n" for f in facts), {})
-    assert any(x.startswith("violation(crowd") and ",crowd," in x for x in one.lines["violation"])
-    monkeypatch.setattr(shards, "shard_count", lambda n, workers: 40)
-    parts = shards.run_sharded("clingo", [str(folder)], facts, {}, 2)
-    for kind in RESULTS:
-        assert parts.lines[kind] == one.lines[kind], kind
+    assert_sharded_as_one("clingo", folder, facts, monkeypatch)
 
 
 # A pair whose engines disagree: the clingo file never looks at another agent, the Prolog twin does.
@@ -412,23 +431,10 @@ def test_the_agent_probe_runs_on_the_engine_that_checks(
     and gives one Prolog run's verdicts (a probe on clingo alone would have split it)."""
     from metalogic.engine import shards
 
-    folder = tmp_path / "crowd_rules"
-    folder.mkdir()
-    (folder / "crowd.decl").write_text(CROWD_DECL)
-    (folder / "crowd.lp").write_text(ALONE_LP)
-    (folder / "crowd.pl").write_text(CROWD_PL)
+    folder = crowd_rules(tmp_path, ALONE_LP)
     rules = load_ruleset([folder])
     assert shards.agent_dependence(rules, engine="clingo") is None
     found = shards.agent_dependence(rules, engine="prolog")
     assert found is not None and found.startswith("violation rows of agent ag")
     assert shards.agents_apart(rules) and not shards.agents_apart(rules, engine="prolog")
-    worlds, _ = make_batch(81)
-    facts = facts_of([x for w in worlds[:4] for x in w])
-    answers = [split_args(f) for f in facts if f.startswith("answer(")]
-    facts += [f"answer(crowd{k},{q},{v})" for k in range(4) for _, q, v in answers]
-    one = run_engine("prolog", rules, "".join(f"{f}.\n" for f in facts), {})
-    assert any(x.startswith("violation(crowd") and ",crowd," in x for x in one.lines["violation"])
-    monkeypatch.setattr(shards, "shard_count", lambda n, workers: 40)
-    parts = shards.run_sharded("prolog", [str(folder)], facts, {}, 2)
-    for kind in RESULTS:
-        assert parts.lines[kind] == one.lines[kind], kind
+    assert_sharded_as_one("prolog", folder, crowd_facts(), monkeypatch)
