@@ -125,3 +125,25 @@ def test_capability_names_come_from_tables_facts() -> None:
     assert not hasattr(vocab, "CAPABILITY_NAMES")
     sources = [*(ROOT / "engine").glob("*.py"), *(ROOT / "memory").glob("*.py")]
     assert [p.name for p in sources if any(n in p.read_text(encoding="utf-8") for n in stated.values())] == []
+
+
+def test_query_kinds_agree_everywhere() -> None:
+    """tables.facts lists the query kinds (query_kind/4); the facts schema types each kind's
+    arguments, and queries.lp decodes each kind in a rule of its own (clingo cannot take a term's
+    name apart; the Prolog twin decodes every kind from query_kind/4). The three must name the same
+    kinds, with the same arity."""
+    from metalogic.engine import schema
+    from metalogic.engine.schema import STATE
+    from metalogic.engine.vocab import vocabulary
+
+    kinds = vocabulary().query_kinds
+    assert {k: len(args) for k, args in schema.QUERY_KINDS.items()} == {k: q.arity for k, q in kinds.items()}
+    contents = {
+        k: f"{k}({', '.join(str(i) if t is STATE else f'x{i}' for i, t in enumerate(args))})"
+        for k, args in schema.QUERY_KINDS.items()
+    }
+    facts = "".join(f"query(q_{k}, {c}).\n" for k, c in contents.items())
+    session = Session("clingo").load(CORE_DIR / "queries.lp").add(facts)
+    assert session.rows("query_of", 3) == {f"query_of(q_{k},{k},x0)" for k in kinds}
+    assert session.rows("query_type", 2) == {f"query_type(q_{k},{q.answer_type})" for k, q in kinds.items()}
+    assert session.rows("query_sc", 2) == {f"query_sc(q_{k},{q.sc})" for k, q in kinds.items()}
