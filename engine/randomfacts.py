@@ -24,7 +24,11 @@ KIND_ARGS = {
 }
 
 
-def random_program(rng: random.Random, traj: str, queries: int = 14, agents: int = 2) -> str:
+def random_program(
+    rng: random.Random, traj: str, queries: int = 14, agents: int = 2, answers: random.Random | None = None
+) -> str:
+    """One random trajectory's facts. `answers`: draw the agents' answers from this generator
+    instead of `rng` (two calls with equal `rng` seeds then differ in their answers alone)."""
     voc = vocabulary()
     states, objects = [0, 1, 2], ["a", "b", "c"]
     contents: list[str] = []
@@ -49,10 +53,11 @@ def random_program(rng: random.Random, traj: str, queries: int = 14, agents: int
         lines.append(f"query({qid}, {content}).")
         lines.append(f"form({qid}, {rng.choice(['choice', 'free'])}).")
         kind = content.split("(")[0]
+        pick = answers or rng
         for ag in range(agents):
-            if rng.random() < 0.1:
+            if pick.random() < 0.1:
                 continue
-            lines.append(f"answer(ag{ag}, {qid}, {_value(rng, voc, kind)}).")
+            lines.append(f"answer(ag{ag}, {qid}, {_value(pick, voc, kind)}).")
     for s in states:
         for o in objects:
             if rng.random() < 0.8:

@@ -1,8 +1,9 @@
 """Checking in shards of whole trajectories, in parallel processes.
 
 Every test case lies inside one trajectory: each shipped MR joins queries that share the
-trajectory (tests/test_shards.py probes them), a user's MRs are probed before sharding
-(logic/core/one_trajectory.lp, refused with a clear error when a case joins two trajectories), and
+trajectory (tests/test_shards.py probes them), a user's MRs are probed before sharding, on the
+engine that checks them (refused with a clear error when a case joins two trajectories, or when
+checking two trajectories apart changes a result line), and
 the input checks keep to one trajectory too (a query id reused across trajectories ties those
 trajectories together). The facts therefore split by trajectory into shards (engine/shard_plan.py)
 that the engines check independently, and the shards' result lines together are the lines of one
@@ -96,23 +97,68 @@ MERGE_OUTPUT = (*MERGE_INPUT, "score_set", "score", "score_from")
 PROBE_SEEDS = 24  # probe worlds per check of a user's MRs (each two copies of a random trajectory)
 
 
-def cross_trajectory_cases(rules: RuleSet, seeds: int = PROBE_SEEDS) -> dict[str, tuple[str, str, str]]:
-    """The MRs of `rules` that make a test case from queries of two trajectories, each with one such
-    case (case, trajectory, trajectory), found on probe worlds: two copies of one random trajectory
-    (engine/randomfacts.py) that differ only in their ids, in one scene. An MR that joins the copies
-    would lose those cases when the trajectories land in different shards."""
+def probe_copies(seeds: int = PROBE_SEEDS) -> tuple[str, str]:
+    """Probe worlds for the one-trajectory law: for each seed, two copies of one random trajectory
+    (engine/randomfacts.py) in one scene, with the same questions and boxes under other ids and
+    other answers; the `a` copies and the `b` copies as two facts programs. An MR that joins the
+    copies would lose those cases (or change their verdicts) when the trajectories land in
+    different shards."""
     from metalogic.engine.randomfacts import random_program
 
-    program = ""
-    for seed in range(seeds):
-        for copy in ("a", "b"):
-            traj = f"probe{seed}{copy}"
-            program += f"trajectory({traj}, probe_scene).\n" + random_program(random.Random(seed), traj)
+    def copies(copy: str, answer_seed: int) -> str:
+        return "".join(
+            f"trajectory(probe{seed}{copy}, probe_scene).\n"
+            + random_program(
+                random.Random(seed), f"probe{seed}{copy}", answers=random.Random(answer_seed + seed)
+            )
+            for seed in range(seeds)
+        )
+
+    return copies("a", 10_000), copies("b", 20_000)
+
+
+def cross_trajectory_cases(rules: RuleSet, seeds: int = PROBE_SEEDS) -> dict[str, tuple[str, str, str]]:
+    """The MRs of `rules` whose .lp rules make a test case from queries of two trajectories (that
+    read them through case_query/2 or case_support/2), each with one such case (case, trajectory,
+    trajectory), found on the probe worlds by logic/core/one_trajectory.lp."""
     session = Session("clingo").load(*rules.lp_files, CORE_DIR / "one_trajectory.lp")
     found: dict[str, tuple[str, str, str]] = {}
-    for line in sorted(session.add(program).show(("case_across", 4)).rows("case_across", 4)):
+    a, b = probe_copies(seeds)
+    for line in sorted(session.add(a + b).show(("case_across", 4)).rows("case_across", 4)):
         case, mr, t1, t2 = split_args(line)
         found.setdefault(mr, (case, t1, t2))
+    return found
+
+
+ENGINE_LABELS = {"clingo": "clingo", "prolog": "SWI-Prolog"}
+# Where a result line names its MR (the rows that do not are totals over MRs).
+_MR_ARG = {"testcase": 1, "violation": 2, "score_mr": 2}
+
+
+def trajectory_dependence(
+    rules: RuleSet, params: Mapping[str, int] | None = None, seeds: int = PROBE_SEEDS, engine: str = "clingo"
+) -> dict[str, str]:
+    """The MRs whose result lines on `engine` change when the probe worlds' two copies of each
+    trajectory are checked apart and merged as shards are, each with the first line that differs.
+    This sees what the rules do, not how they say it: a case that joins the copies, and also a
+    violation that reads another trajectory's answers without naming them as its case's queries.
+    A difference no MR's row shows (a total) is reported under every MR of `rules`."""
+    a, b = probe_copies(seeds)
+    params = params or {}
+    whole = run_engine(engine, rules, a + b, params)
+    apart = merge_outputs(engine, [run_engine(engine, rules, part, params) for part in (a, b)], rules)
+    found: dict[str, str] = {}
+    totals: list[str] = []
+    for kind in [*_MR_ARG, *sorted({*whole.lines, *apart.lines} - _MR_ARG.keys())]:
+        for line in sorted(whole.lines[kind] ^ apart.lines[kind]):
+            when = "they are checked together" if line in whole.lines[kind] else "they are checked apart"
+            why = f"the line {line} comes only when {when}"
+            if kind in _MR_ARG:
+                found.setdefault(split_args(line)[_MR_ARG[kind]], why)
+            else:
+                totals.append(why)
+    if totals and not found:
+        found = dict.fromkeys((m.id for m in rules.mrs), totals[0])
     return found
 
 
@@ -158,24 +204,33 @@ def agent_dependence(
     return None
 
 
-def refuse_cross_trajectory(rules: RuleSet) -> None:
+def refuse_cross_trajectory(
+    rules: RuleSet, params: Mapping[str, int] | None = None, engine: str = "clingo"
+) -> None:
     """Sharding is exact only if every case lies in one trajectory. The shipped MRs keep to that
-    (tests/test_shards.py); a user's MRs are probed before their facts are sharded."""
-    user = [m for m in rules.mrs if not m.shipped]
+    (tests/test_shards.py); a user's MRs are probed before their facts are sharded, on the engine
+    that checks them (a user's .lp and .pl may differ): by what their .lp rules say a case reads
+    (clingo), and by whether the engine's result lines change when trajectories are checked apart."""
+    user = {m.id: m for m in rules.mrs if not m.shipped}
     if not user:
         return
-    found = cross_trajectory_cases(rules)
+    evidence: dict[str, str] = {}
+    if engine == "clingo":
+        evidence = {
+            mr: f"case {c} reads {t1} and {t2}" for mr, (c, t1, t2) in cross_trajectory_cases(rules).items()
+        }
+    for mr, why in trajectory_dependence(rules, params, engine=engine).items():
+        evidence.setdefault(mr, f"on {ENGINE_LABELS[engine]}, {why}")
     problems = [
         Problem(
-            f"MR {m.id} makes test cases from queries of two trajectories (on a probe world: case "
-            f"{found[m.id][0]} reads {found[m.id][1]} and {found[m.id][2]}), and --workers checks "
-            "each trajectory apart, so such cases would be lost",
-            where=display_path(m.lp),
+            f"MR {m.id} makes test cases from queries of two trajectories (on a probe world: "
+            f"{evidence[m.id]}), and --workers checks each trajectory apart, so such cases would be lost",
+            where=display_path(m.lp if engine == "clingo" else m.pl),
             expected="with --workers, MRs whose test cases read queries of one trajectory",
             fix="check without --workers (one process sees every trajectory)",
         )
-        for m in user
-        if m.id in found
+        for m in user.values()
+        if m.id in evidence
     ]
     if problems:
         raise MetalogicError(problems)
@@ -254,7 +309,7 @@ def run_sharded(
     """The engine's output for `facts`, computed in shards by `workers` processes."""
     t0 = time.perf_counter()
     rules = select_mrs(load_ruleset(rules_dirs), mrs)
-    refuse_cross_trajectory(rules)
+    refuse_cross_trajectory(rules, params, engine)
     n = shard_count(len(facts), workers)
     parts, groups = plan_shards(facts, n, by_agent=lambda: agents_apart(rules, params, engine))
     outs = _check_shards(engine, rules_dirs, mrs, parts, params, workers, detail)

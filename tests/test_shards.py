@@ -211,6 +211,65 @@ def test_sharding_refuses_an_mr_whose_cases_join_two_trajectories(tmp_path: Path
     assert "across" in out
 
 
+# The same law as ACROSS, but only the Prolog twin joins the two trajectories (the .lp keeps to one).
+ACROSS_LP_ONE = ACROSS_LP.replace("T1 < T2", "T1 = T2, Q1 < Q2")
+# A violation that reads another trajectory's answer without naming its query: its cases lie in one
+# trajectory (case_query/2 says so), but what breaks them does not.
+PEEK_LP = """\
+#include "across.decl".
+testcase(peek(Q), across, sc2a) :- pair_query(Q, obj_dir, T, S, A, B).
+case_query(peek(Q), Q) :- testcase(peek(Q), across, _).
+violates(Ag, peek(Q1), differs) :- testcase(peek(Q1), across, _), pair_query(Q1, obj_dir, T1, S, A, B),
+    pair_query(Q2, obj_dir, T2, S, A, B), T1 != T2, dir_answer(Ag, Q1, N1), dir_answer(Ag, Q2, N2), N1 != N2.
+"""
+
+
+def test_the_trajectory_probe_runs_on_the_engine_that_checks(tmp_path: Path) -> None:
+    """Only the Prolog twin makes cases across trajectories: `--engine prolog --workers` is refused
+    (the error names the .pl and the line that changes), clingo with --workers checks as usual."""
+    from metalogic.engine.shards import trajectory_dependence
+
+    folder = across_rules(tmp_path)
+    (folder / "across.lp").write_text(ACROSS_LP_ONE)
+    rules = load_ruleset([folder])
+    assert cross_trajectory_cases(rules) == {} and trajectory_dependence(rules, engine="clingo") == {}
+    found = trajectory_dependence(rules, engine="prolog")
+    assert list(found) == ["across"] and found["across"].startswith("the line testcase(across(probe")
+    assert found["across"].endswith(",across,sc2a) comes only when they are checked together")
+    facts = str(EXAMPLES)
+    code, out, err = run_cli("check", facts, "--rules", str(folder), "--engine", "prolog", "--workers", "2")
+    assert code == 2 and out == ""
+    assert err.startswith(
+        f"error: {display_path(folder / 'across.pl')}: MR across makes test cases from queries of two "
+        "trajectories (on a probe world: on SWI-Prolog, the line testcase(across(probe"
+    )
+    code, out, err = run_cli("check", facts, "--rules", str(folder), "--workers", "2")
+    assert code == 0, err
+
+
+def test_the_trajectory_probe_sees_a_violation_that_reads_another_trajectory(tmp_path: Path) -> None:
+    """An MR whose cases name queries of one trajectory but whose violations read another's answers
+    passes the probe of what the cases read (one_trajectory.lp), and not the probe of what the
+    engine derives: sharded, its violations would depend on which trajectories share a shard."""
+    from metalogic.engine.shards import trajectory_dependence
+
+    folder = across_rules(tmp_path)
+    (folder / "across.lp").write_text(PEEK_LP)
+    rules = load_ruleset([folder])
+    assert cross_trajectory_cases(rules) == {}
+    found = trajectory_dependence(rules, engine="clingo")
+    assert found == {
+        "across": "the line violation(ag0,peek(probe11bq6),across,sc2a,differs) comes only when they are "
+        "checked together"
+    }
+    code, out, err = run_cli("check", str(EXAMPLES), "--rules", str(folder), "--workers", "2")
+    assert code == 2 and out == ""
+    assert err.startswith(
+        f"error: {display_path(folder / 'across.lp')}: MR across makes test cases from queries of two "
+        "trajectories (on a probe world: on clingo, the line violation(ag0,peek(probe11bq6),"
+    )
+
+
 def test_a_workers_error_reaches_the_caller_whole() -> None:
     """An error raised inside a worker process is raised again by the caller, with its message."""
     from metalogic.engine import shards
