@@ -16,6 +16,7 @@ from decimal import Decimal
 
 import click
 
+from metalogic.engine.blame import run_blame
 from metalogic.engine.backends import ENGINES, ClingoStream, EngineOutput, prolog_declarations, run_engine
 from metalogic.engine.declarations import MR, Param
 from metalogic.engine.differential import INPUT_CHECKS
@@ -209,6 +210,9 @@ def run_check(
         raise rule_errors(out)
     if out.lines["input_error"]:
         raise input_errors(out, facts)
+    values = {name: params.get(name, p.default) for name, p in rules.params.items()}
+    for each in outputs:  # each engine blames on its own: both must agree on the blame too
+        run_blame(each.engine, each.lines, values)
     if len(outputs) == 2:
         ensure_agreement(outputs[0], outputs[1])
     out = outputs.pop(0)

@@ -58,6 +58,7 @@ HOOKS = frozenset(
         "need_compose/3",  # the composition pairs a rule looks up (logic/core/algebra.lp)
         "need_move_compose/2",
         "mr_set/2",
+        "conflict/4",  # the answers of a violated case that cannot all be right (logic/core/conflicts.lp)
     }
 )
 

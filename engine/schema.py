@@ -322,12 +322,19 @@ RESULTS: dict[str, int] = {
     "explain": 3,
     "input_error": 1,
     "rule_error": 1,
+    # What blame starts from (logic/core/conflicts.lp) and what it decides (engine/blame.py).
+    "conflict_set": 4,
+    "answer_held": 4,
+    "tested_answers": 3,
+    "blamed": 3,
+    "blame_count": 5,
+    "blame_rate": 3,
 }
 
 # Predicates that `metalogic check` derives; a facts file giving them is a mistake worth naming:
 # the results, and what the rules derive or are given along the way.
 DERIVED = frozenset(RESULTS) | frozenset(
-    {"case_query", "case_support", "violates", "applicable", "param_override", "param_default"}
+    {"case_query", "case_support", "violates", "conflict", "applicable", "param_override", "param_default"}
 )
 
 

@@ -36,6 +36,9 @@ from metalogic.logic import CORE_DIR
 
 SHARED_TABLES = CORE_DIR / "tables.facts"
 ENGINES = ("clingo", "prolog")
+# How clingo optimises: core-guided (usc) proves an optimum of many small independent parts at once,
+# where model-guided branch and bound (clingo's default) can search for minutes on a hundred answers.
+OPTIMUM = ("--opt-strategy=usc",)
 _NAME = re.compile(r"[a-z][A-Za-z0-9_]*")
 
 
@@ -103,7 +106,8 @@ class Session:
     clingo options: `tables` loads logic/core/tables.facts first (nearly every program reads it);
     `consts` are `-c name=value` constants; `warn` keeps clingo's warnings (to find undefined
     atoms with `problems(undefined=True)`); `failure` is the problem reported when grounding fails
-    without a message that says why."""
+    without a message that says why; `options` are further clingo options (OPTIMUM for programs
+    with #minimize)."""
 
     def __init__(
         self,
@@ -114,6 +118,7 @@ class Session:
         warn: bool = False,
         message_limit: int = 20,
         failure: str | Problem = "clingo failed to ground the program",
+        options: Sequence[str] = (),
     ) -> None:
         if engine not in ENGINES:
             raise ValueError(engine)
@@ -130,7 +135,7 @@ class Session:
         self._ctl: clingo.Control | None = None
         if engine == "clingo":
             args = [] if warn else ["--warn=none"]
-            args += [f"-c{k}={v}" for k, v in (consts or {}).items()]
+            args += [f"-c{k}={v}" for k, v in (consts or {}).items()] + list(options)
             self._ctl = clingo.Control(args, logger=self._log, message_limit=message_limit)
             if tables:
                 self.load(SHARED_TABLES)
@@ -197,6 +202,21 @@ class Session:
                 raise ValueError(f"not a term as clingo prints it: {term!r}") from None
         return self
 
+    def add_lines(self, lines: Iterable[str]) -> Session:
+        """Add facts given as clingo prints them (an engine's result lines) as data: each is read by
+        clingo's term parser, never as program text."""
+        self._open()
+        for line in lines:
+            try:
+                sym = clingo.parse_term(line)
+            except RuntimeError:
+                raise ValueError(f"not a term as clingo prints it: {line!r}") from None
+            if sym.type != clingo.SymbolType.Function or not _NAME.fullmatch(sym.name) or not sym.arguments:
+                raise ValueError(f"not a fact to pass as data: {line!r}")
+            args = sym.arguments
+            self._data.setdefault((sym.name, len(args)), []).append(args[0] if len(args) == 1 else clingo.Tuple_(args))
+        return self
+
     def show(self, *signatures: tuple[str, int]) -> Session:
         """Show only these predicates (clingo shows every atom when nothing is shown)."""
         return self.add("".join(f"#show {name}/{arity}.\n" for name, arity in signatures))
@@ -236,6 +256,23 @@ class Session:
 
             self._satisfiable = bool(ctl.solve(on_model=first).satisfiable)
         return self._model
+
+    def consequences(self, mode: str) -> list[clingo.Symbol]:
+        """The shown atoms true in every optimal model (mode "cautious") or in some ("brave") of a
+        program with #minimize: clingo enumerates the optimal models' consequences (optN)."""
+        if mode not in ("cautious", "brave"):
+            raise ValueError(mode)
+        ctl = self.ground()._clingo()
+        conf = ctl.configuration.solve
+        conf.opt_mode, conf.enum_mode, conf.models = "optN", mode, "0"  # type: ignore[union-attr]
+        found: list[clingo.Symbol] = []
+
+        def keep(model: clingo.Model) -> None:
+            if model.optimality_proven:
+                found[:] = model.symbols(shown=True)
+
+        ctl.solve(on_model=keep)
+        return found
 
     @property
     def satisfiable(self) -> bool:
@@ -424,6 +461,21 @@ class PrologEngine:
             for line in lines.pop("results", ()):
                 lines.setdefault(line[: line.index("(")], set()).add(line)
             return lines
+
+    def run_lines(self, goal: str, lines: Iterable[str]) -> set[str]:
+        """Call the resident predicate `goal`(In, Out) (module:name) on a file of input lines (read by
+        Prolog as data, never called); the lines it writes to Out."""
+        module, _, name = goal.partition(":")
+        if not (_NAME.fullmatch(module) and _NAME.fullmatch(name)):
+            raise ValueError(goal)
+        with tempfile.TemporaryDirectory(prefix="metalogic-") as tmp:
+            src, out = Path(tmp, "in.pl"), Path(tmp, "out.txt")
+            src.write_text("".join(f"{line}.\n" for line in lines), encoding="utf-8")
+            try:
+                self._call(f"{module}:{name}('{_esc(src)}', '{_esc(out)}')")
+            except Exception as exc:
+                raise self._runtime_error(exc) from None
+            return set(out.read_text(encoding="utf-8").split("\n")) - {""}
 
     def declarations(self) -> list[str]:
         return sorted(_text(x) for x in self._call("ml_declarations(L)")[0]["L"])

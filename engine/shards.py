@@ -90,6 +90,7 @@ MERGE_INPUT = (
     "score_object",
     "case_count",
     "violation_count",
+    "tested_answers",
 )
 MERGE_OUTPUT = (*MERGE_INPUT, "score_set", "score", "score_from")
 

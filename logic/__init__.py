@@ -5,3 +5,4 @@ from pathlib import Path
 LOGIC_DIR = Path(__file__).resolve().parent
 CORE_DIR = LOGIC_DIR / "core"
 MRS_DIR = LOGIC_DIR / "mrs"
+BLAME_DIR = LOGIC_DIR / "blame"

@@ -20,7 +20,8 @@ invalid_in(Ag, I) :- cq_i(I, Q), answer(Ag, Q, invalid), !.
 case_violation(true, _, _, invalid_answer).
 case_violation(false, Ag, C, R) :- violates(Ag, C, R).
 
-% A case id belongs to one MR within a capability, as in cases.lp.
+% A case id belongs to one MR within a capability, as in cases.lp (conflicts.pl adds rule errors too).
+:- multifile rule_error/1.
 rule_error(case_in_two_mrs(C, SC, M1, M2)) :- tc_i(I, M1, SC), tc_i(I, M2, SC), M1 @< M2, ml_case(I, C).
 
 % stored_case(C, MR, SC): a test case the driver has stored (testcase/3, derived once): what the MRs'

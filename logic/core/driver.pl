@@ -168,8 +168,17 @@ ml_emit_all(Dir, S, Detail) :-
     forall(score_mr(Ag, SC, MR, N, V), ml_emit(S, score_mr(Ag, SC, MR, N, V))),
     forall(invalid_cases(Ag, SC, N), ml_emit(S, invalid_cases(Ag, SC, N))),
     ( Detail == true -> ml_emit_detail(Dir, S) ; true ),
+    ml_emit_blame_input(S),
     ml_forall_set(E, input_error(E), ml_emit(S, input_error(E))),
     ml_forall_set(E, rule_error(E), ml_emit(S, rule_error(E))).
+
+% What blame starts from (conflicts.pl): each agent's conflict sets, the evidence for each answer in
+% one, and the tested answers per capability.
+ml_emit_blame_input(S) :-
+    forall(agent(Ag), ( ml_conflict_rows(Ag, Rows), forall(member(R, Rows), ml_emit(S, R)),
+                        findall(Q, member(conflict_set(_, _, _, Q), Rows), Qs0), sort(Qs0, Qs),
+                        forall(( member(Q, Qs), answer_held(Ag, Q, SC, H) ), ml_emit(S, answer_held(Ag, Q, SC, H))) )),
+    forall(tested_answers(Ag, SC, N), ml_emit(S, tested_answers(Ag, SC, N))).
 
 % What `check --out` writes of each case, the case printed once: its rows, its violations (counted
 % otherwise) and the facts behind each violation (detail.pl's explain_fact/4).

@@ -1,0 +1,129 @@
+"""Blame: which of an agent's answers the violated test cases blame, decided by the rules.
+
+The check's engine derives, for each violated case, the sets of answers that cannot all be right
+(logic/core/conflicts.lp); a diagnosis retracts answers until every set is met, and the optimal
+diagnoses retract the answers with the least evidence of being right (logic/blame/). The answers
+every optimal diagnosis retracts are blamed for certain, those some retracts possibly. Blame and
+each capability's share of wrong answers are estimated in turn (the share weighs the evidence of
+the next round) until the shares settle, at most blame_rounds rounds.
+
+This module only moves lines: it splits the answers into groups linked by conflict sets (groups
+larger than blame_exact_max are not optimised, see diagnose.lp), hands both engines the same input
+lines and turns their answers into blamed/3 and blame_count/5 result lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import clingo
+
+from metalogic.engine.session import LOCK, OPTIMUM, PrologEngine, Session
+from metalogic.logic import BLAME_DIR
+
+PARAMS = ("blame_prior_permille", "blame_prior_weight", "blame_held_weight", "blame_rounds", "blame_exact_max")
+
+
+def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]) -> None:
+    """Add the blamed/3, blame_count/5 and blame_rate/3 lines of one engine's check output to it."""
+    conflicts, held, tested = lines["conflict_set"], lines["answer_held"], lines["tested_answers"]
+    param_lines = [f"param({k},{params[k]})" for k in PARAMS]
+    groups = answer_groups(conflicts)
+    limit = params["blame_exact_max"]
+    big = [f"big({ag},{q})" for ag, members in groups for q in members if len(members) > limit]
+    parts = [
+        f"part({ag},{i},{q})" for i, (ag, members) in enumerate(groups) if len(members) <= limit for q in members
+    ]
+    rates = {_agent_sc(t): params["blame_prior_permille"] for t in tested}
+    given = [*conflicts, *held, *param_lines, *big]
+    blamed: set[str] = set()
+    counts: set[str] = set()
+    for _ in range(max(1, params["blame_rounds"])):
+        rate_lines = [f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items())]
+        blamed = diagnose(engine, [*given, *rate_lines], parts)
+        counts, new_rates = estimate(engine, [*tested, *held, *param_lines, *blamed])
+        if new_rates == rates:
+            break
+        rates = new_rates
+    lines["blamed"] = blamed
+    lines["blame_count"] = counts
+    lines["blame_rate"] = {f"blame_rate({ag},{sc},{p})" for (ag, sc), p in rates.items()}
+
+
+def answer_groups(conflicts: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """Each agent's suspect answers in groups linked by shared conflict sets (agent, answers), in a
+    fixed order."""
+    sets: dict[tuple[str, str, str], list[str]] = {}
+    for line in conflicts:
+        ag, case, kind, q = (str(a) for a in clingo.parse_term(line).arguments)
+        sets.setdefault((ag, case, kind), []).append(q)
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(x: tuple[str, str]) -> tuple[str, str]:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for (ag, _, _), qs in sets.items():
+        for q in qs:
+            parent.setdefault((ag, q), (ag, q))
+        first = root((ag, qs[0]))
+        for q in qs[1:]:
+            other = root((ag, q))
+            if other != first:
+                parent[other] = first
+    members: dict[tuple[str, str], list[str]] = {}
+    for x in parent:
+        members.setdefault(root(x), []).append(x[1])
+    return sorted((ag, sorted(qs)) for (ag, _), qs in members.items())
+
+
+def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:
+    """blamed(Ag, Q, certain | possible) lines from one round of diagnosis."""
+    out: set[str] = set()
+    if engine == "clingo":
+        session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp").add_lines(given)
+        session.show(("blame", 2), ("big_blamed", 3))
+        certain = {str(s) for s in session.consequences("cautious")}
+        possible = {str(s) for s in session.consequences("brave")}
+        for line in sorted(possible):
+            sym = clingo.parse_term(line)
+            ag, q = (str(a) for a in sym.arguments[:2])
+            if sym.name == "big_blamed":
+                out.add(f"blamed({ag},{q},{sym.arguments[2]})")
+            else:
+                out.add(f"blamed({ag},{q},{'certain' if line in certain else 'possible'})")
+        return out
+    for line in _prolog("ml_blame:ml_blame_diagnose", [*given, *parts]):
+        sym = clingo.parse_term(line)
+        ag, q, kind = (str(a) for a in sym.arguments)
+        out.add(f"blamed({ag},{q},{kind})")
+    return out
+
+
+def estimate(engine: str, given: list[str]) -> tuple[set[str], dict[tuple[str, str], int]]:
+    """blame_count/5 lines and each (agent, capability)'s share of wrong answers in thousandths."""
+    if engine == "clingo":
+        session = Session("clingo", tables=False).load(BLAME_DIR / "rates.lp").add_lines(given)
+        found = {str(s) for s in session.symbols()}
+    else:
+        found = _prolog("ml_blame:ml_blame_estimate", given)
+    counts = {line for line in found if line.startswith("blame_count(")}
+    rates = {}
+    for line in found - counts:
+        sym = clingo.parse_term(line)
+        rates[(str(sym.arguments[0]), str(sym.arguments[1]))] = sym.arguments[2].number
+    return counts, rates
+
+
+def _prolog(goal: str, given: list[str]) -> set[str]:
+    with LOCK:
+        engine = PrologEngine()
+        engine.load_resident(BLAME_DIR / "blame.pl")
+        return engine.run_lines(goal, given)
+
+
+def _agent_sc(line: str) -> tuple[str, str]:
+    sym = clingo.parse_term(line)
+    return str(sym.arguments[0]), str(sym.arguments[1])

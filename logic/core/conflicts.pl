@@ -1,0 +1,31 @@
+% What blame starts from (the Prolog twin of conflicts.lp): the conflict sets of each violated case,
+% the evidence for each suspect answer and the tested answers per capability, read from the
+% driver's tables of numbered cases (cq_i/2, cs_i/2, viol_i/2, inv_i/2, off_i/2).
+
+:- multifile conflict/4, rule_error/1.
+:- dynamic conflict/4.
+
+case_read_i(I, Q) :- cq_i(I, Q).
+case_read_i(I, Q) :- cs_i(I, Q).
+
+%% conflict_set(?Ag, -C, -K, -Q): as in conflicts.lp, case by case.
+conflict_set(Ag, C, K, Q) :- viol_i(Ag, I), ml_case(I, C), conflict_set_i(Ag, I, C, K, Q).
+conflict_set_i(Ag, I, _, invalid, Q) :- inv_i(Ag, I), !, cq_i(I, Q), answer(Ag, Q, invalid).
+conflict_set_i(Ag, _, C, K, Q) :- conflict(Ag, C, _, _), !, conflict(Ag, C, K, Q).
+conflict_set_i(Ag, I, _, all, Q) :- findall(Q0, ( case_read_i(I, Q0), answer(Ag, Q0, _) ), Qs0), sort(Qs0, Qs), member(Q, Qs).
+
+rule_error(conflict_outside_case(C, Q)) :- conflict(_, C, _, Q), \+ ( ml_case_id(C, I), case_read_i(I, Q) ).
+
+%% ml_conflict_rows(+Ag, -Rows): the agent's distinct conflict_set/4 rows.
+ml_conflict_rows(Ag, Rows) :- findall(conflict_set(Ag, C, K, Q), conflict_set(Ag, C, K, Q), Rows0), sort(Rows0, Rows).
+
+%% answer_held(+Ag, +Q, -SC, -H): the applicable cases that read suspect answer Q and hold.
+answer_held(Ag, Q, SC, H) :-
+    query_sc(Q, SC),
+    findall(I, case_read_i(I, Q), Is0), sort(Is0, Is),
+    aggregate_all(count, ( member(I, Is), \+ off_i(Ag, I), \+ viol_i(Ag, I) ), H).
+
+%% tested_answers(?Ag, ?SC, -N): the agent's answers of capability SC that an applicable case reads.
+tested_answers(Ag, SC, N) :- agent(Ag), ml_tested_counts(Ag, Counts), capability(SC, _), ml_count(Counts, SC, N).
+ml_tested_counts(Ag, Counts) :-
+    ml_key_counts(SC, ( answer(Ag, Q, _), once(( case_read_i(I, Q), \+ off_i(Ag, I) )), query_sc(Q, SC) ), Counts).
