@@ -199,6 +199,11 @@ class Rows:
     )  # (agent, query) -> (cases, viol.)
     case_count: int = 0  # test cases (all of them, whichever agents are kept)
     violation_counts: dict[str, int] = field(default_factory=dict)  # agent -> violation rows
+    # Blame (engine/blame.py): (agent, sc) -> (tested answers, blamed for certain, blamed possibly)
+    blame: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)
+    blame_rate: dict[tuple[str, str], int] = field(default_factory=dict)  # (agent, sc) -> wrong share, permille
+    blamed: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, query) -> certain | possible
+    blamed_by: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (agent, query) -> cases
 
     def only_agents(self, keep: set[str]) -> Rows:
         return Rows(
@@ -216,6 +221,10 @@ class Rows:
             by_query={k: v for k, v in self.by_query.items() if k[0] in keep},
             case_count=self.case_count,
             violation_counts={k: v for k, v in self.violation_counts.items() if k in keep},
+            blame={k: v for k, v in self.blame.items() if k[0] in keep},
+            blame_rate={k: v for k, v in self.blame_rate.items() if k[0] in keep},
+            blamed={k: v for k, v in self.blamed.items() if k[0] in keep},
+            blamed_by={k: v for k, v in self.blamed_by.items() if k[0] in keep},
         )
 
     @property
@@ -267,6 +276,17 @@ def parse_output(out: EngineOutput, consume: bool = False) -> Rows:
         rows.case_count = int(n)
     rows.violation_counts = {lab(ag): int(n) for ag, n in take("violation_count", 2)}
     rows.explain = _explanations(take_lines("explain"), lab, one, release=True)
+    rows.blame = {(lab(ag), sc): (int(n), int(c), int(p)) for ag, sc, n, c, p in take("blame_count", 5)}
+    rows.blame_rate = {(lab(ag), sc): int(p) for ag, sc, p in take("blame_rate", 3)}
+    rows.blamed = {(lab(ag), q): kind for ag, q, kind in take("blamed", 3)}
+    by: dict[tuple[str, str], set[str]] = {}
+    for ag, case, _, q in take("conflict_set", 4):
+        key = (lab(ag), q)
+        if key in rows.blamed:
+            by.setdefault(key, set()).add(one[case])
+    rows.blamed_by = {k: sorted(v) for k, v in by.items()}
+    take_lines("answer_held")
+    take_lines("tested_answers")
     return rows
 
 

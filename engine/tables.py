@@ -28,12 +28,18 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "agent": pl.Utf8,
         "sc": pl.Utf8,
         "capability": pl.Utf8,
-        "cases": pl.Int64,
-        "violations": pl.Int64,
-        "invalid": pl.Int64,
+        "headline": pl.Utf8,  # what `score` is: "blame" (share of tested answers not blamed) or "paper"
         "score": pl.Float64,
         "ci_low": pl.Float64,
         "ci_high": pl.Float64,
+        "answers": pl.Int64,  # the agent's answers of this capability that an applicable case reads
+        "blamed": pl.Int64,
+        "blamed_certain": pl.Int64,
+        "blamed_possible": pl.Int64,
+        "cases": pl.Int64,
+        "violations": pl.Int64,
+        "invalid": pl.Int64,
+        "consistency": pl.Float64,  # share of cases kept, of the weakest kind of evidence
         "evidence": pl.Utf8,
         "pooled_cases": pl.Int64,
         "pooled_violations": pl.Int64,
@@ -71,22 +77,52 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
+def headline_kind(res: CheckResult) -> str:
+    """What a check's headline score is: the published single share of cases kept when only the
+    paper's MRs run (`--mrs paper`), else the share of tested answers that blame leaves standing."""
+    return "paper" if res.rules.mrs and all(m.sets == ("paper",) for m in res.rules.mrs) else "blame"
+
+
+def blame_score(tested: int, certain: int, possible: int) -> tuple[float, float, float] | None:
+    """(score, low, high) of a capability from blame: the share of tested answers not blamed, a
+    possible blame counting half; the interval's ends are the 95% Wilson bounds with every possible
+    blame taken as wrong (low) and as right (high). None without tested answers."""
+    if tested == 0:
+        return None
+    low = wilson(tested - certain - possible, tested)[0]
+    high = wilson(tested - certain, tested)[1]
+    return (1 - (certain + possible / 2) / tested, low, high)
+
+
 def scores_frame(res: CheckResult) -> pl.DataFrame:
     rows = []
+    kind = headline_kind(res)
     for agent, sc, n, v in res.rows.scores:
         lo, hi = wilson(n - v, n)
         pn, pv = res.rows.pooled.get((agent, sc), (n, v))
+        tested, certain, possible = res.rows.blame.get((agent, sc), (0, 0, 0))
+        blamed = blame_score(tested, certain, possible)
+        if kind == "paper" or blamed is None:
+            score = ((1 - v / n), lo, hi) if n and kind == "paper" else None
+        else:
+            score = blamed
         rows.append(
             {
                 "agent": agent,
                 "sc": sc,
                 "capability": vocabulary().capabilities.get(sc, sc),
+                "headline": kind,
+                "score": score[0] if score else None,
+                "ci_low": score[1] if score else None,
+                "ci_high": score[2] if score else None,
+                "answers": tested,
+                "blamed": certain + possible,
+                "blamed_certain": certain,
+                "blamed_possible": possible,
                 "cases": n,
                 "violations": v,
                 "invalid": res.rows.invalid.get((agent, sc), 0),
-                "score": (1 - v / n) if n else None,
-                "ci_low": lo if n else None,
-                "ci_high": hi if n else None,
+                "consistency": (1 - v / n) if n else None,
                 "evidence": res.rows.score_from.get((agent, sc)),
                 "pooled_cases": pn,
                 "pooled_violations": pv,
@@ -313,28 +349,33 @@ def _write_error(path: Path, exc: OSError) -> MetalogicError:
 
 def render_scores(df: pl.DataFrame) -> str:
     """The agent x capability table for the terminal."""
-    header = ("agent", "SC", "capability", "from", "cases", "viol.", "invalid", "score", "95% interval")
+    header = (
+        "agent", "SC", "capability", "answers", "blamed", "cases", "viol.", "invalid", "score", "95% interval",
+        "consistency",
+    )  # fmt: skip
     body = []
     for r in df.iter_rows(named=True):
-        if not r["cases"]:
+        if not r["cases"] or r["score"] is None:
             continue
         body.append(
             (
                 r["agent"],
                 r["sc"],
                 r["capability"],
-                r["evidence"] or "",
+                str(r["answers"]),
+                _blamed_cell(r["blamed_certain"], r["blamed_possible"]),
                 str(r["cases"]),
                 str(r["violations"]),
                 str(r["invalid"]),
                 f"{r['score']:.3f}",
                 f"[{r['ci_low']:.3f}, {r['ci_high']:.3f}]",
+                f"{r['consistency']:.3f} {r['evidence'] or ''}".rstrip(),
             )
         )
     if not body:
         return "no test cases: the facts hold no pair of queries that any MR relates"
     widths = [max(len(h), *(len(b[i]) for b in body)) for i, h in enumerate(header)]
-    right = {4, 5, 6, 7}
+    right = {3, 4, 5, 6, 7, 8}
 
     def fmt(cells: Sequence[str]) -> str:
         return "  ".join(
@@ -345,3 +386,8 @@ def render_scores(df: pl.DataFrame) -> str:
     lines = [fmt(header), fmt(["-" * w for w in widths])]
     lines += [fmt(b) for b in body]
     return "\n".join(lines)
+
+
+def _blamed_cell(certain: int, possible: int) -> str:
+    """Blamed answers as `certain+possible` (`0` when none, `3` when all are certain)."""
+    return f"{certain}+{possible}" if possible else str(certain)
