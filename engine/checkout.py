@@ -33,7 +33,7 @@ import polars as pl
 from metalogic import __version__
 from metalogic.engine.check import CheckResult
 from metalogic.engine.results import label
-from metalogic.engine.tables import SCHEMAS
+from metalogic.engine.tables import SCHEMAS, scores_frame
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
 
@@ -54,6 +54,17 @@ COLUMNS: dict[str, dict[str, Any]] = {
         "raw_reply": pl.Utf8,
         "cases": pl.Int64,
         "violations": pl.Int64,
+        "blame": pl.Utf8,  # certain | possible | null (engine/blame.py)
+    },
+    # Each blamed answer with the violated cases whose conflict sets hold it.
+    "blamed": {
+        "agent": pl.Utf8,
+        "query": pl.Utf8,
+        "sc": pl.Utf8,
+        "answer": pl.Utf8,
+        "blame": pl.Utf8,
+        "truth": pl.Utf8,
+        "cases": pl.List(pl.Utf8),
     },
     "questions": {"query": pl.Utf8, "content": pl.Utf8, "form": pl.Utf8, "sc": pl.Utf8, "truth": pl.Utf8},
     "accuracy": {
@@ -63,6 +74,10 @@ COLUMNS: dict[str, dict[str, Any]] = {
         "with_truth": pl.Int64,
         "correct": pl.Int64,
         "accuracy": pl.Float64,
+        "tested": pl.Int64,  # answers some case reads: what the headline score speaks of
+        "tested_correct": pl.Int64,
+        "tested_accuracy": pl.Float64,
+        "score": pl.Float64,  # the headline score (scores table), to set beside the accuracy
         "cases": pl.Int64,
         "consistency": pl.Float64,
         "wrong": pl.Int64,
@@ -199,6 +214,7 @@ def accuracy_rows(res: CheckResult, idx: RunIndex, truth: dict[str, str]) -> lis
     per-query counts); a wrong answer that is not flagged is *consistent but wrong*: the MRs cannot
     see it, only ground truth can."""
     held = {(a, sc): (n, v) for a, sc, n, v in res.rows.scores}
+    headline = {(r["agent"], r["sc"]): r["score"] for r in scores_frame(res).iter_rows(named=True)}
     tally: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for (agent, q), value in idx.answers.items():
         if agent not in res.agents or q not in idx.queries:
@@ -211,6 +227,8 @@ def accuracy_rows(res: CheckResult, idx: RunIndex, truth: dict[str, str]) -> lis
             if q not in truth:
                 continue
             c["with_truth"] += 1
+            c["tested"] += cases > 0
+            c["tested_correct"] += cases > 0 and value == truth[q]
             if value == truth[q]:
                 c["correct"] += 1
             else:
@@ -233,6 +251,10 @@ def accuracy_rows(res: CheckResult, idx: RunIndex, truth: dict[str, str]) -> lis
                 "with_truth": wt,
                 "correct": c["correct"],
                 "accuracy": c["correct"] / wt if wt else None,
+                "tested": c["tested"],
+                "tested_correct": c["tested_correct"],
+                "tested_accuracy": c["tested_correct"] / c["tested"] if c["tested"] else None,
+                "score": headline.get((agent, sc)),
                 "cases": n,
                 "consistency": 1 - v / n if n else None,
                 "wrong": c["wrong"],
@@ -272,6 +294,7 @@ def extra_frame_builders(res: CheckResult) -> dict[str, Callable[[], pl.DataFram
     truth = load_truth(res)
     return {
         "answers": lambda: _frame(_answer_rows(res, idx), "answers"),
+        "blamed": lambda: _frame(_blamed_rows(res, idx, truth), "blamed"),
         "questions": lambda: _frame(_question_rows(idx, truth), "questions"),
         "accuracy": lambda: _frame(accuracy_rows(res, idx, truth) if truth else [], "accuracy"),
         "frames": lambda: _frame(_frame_rows(idx), "frames"),
@@ -290,9 +313,25 @@ def _answer_rows(res: CheckResult, idx: RunIndex) -> list[dict[str, Any]]:
             "raw_reply": idx.raw.get((agent, q)),
             "cases": res.rows.by_query.get((agent, q), (0, 0))[0],
             "violations": res.rows.by_query.get((agent, q), (0, 0))[1],
+            "blame": res.rows.blamed.get((agent, q)),
         }
         for (agent, q), value in sorted(idx.answers.items())
         if agent in keep
+    ]
+
+
+def _blamed_rows(res: CheckResult, idx: RunIndex, truth: Mapping[str, str]) -> list[dict[str, Any]]:
+    return [
+        {
+            "agent": agent,
+            "query": q,
+            "sc": query_sc(idx.queries[q]) if q in idx.queries else "",
+            "answer": idx.answers.get((agent, q)),
+            "blame": kind,
+            "truth": truth.get(q),
+            "cases": res.rows.blamed_by.get((agent, q), []),
+        }
+        for (agent, q), kind in sorted(res.rows.blamed.items())
     ]
 
 

@@ -267,9 +267,8 @@ class Session:
         conf.opt_mode, conf.enum_mode, conf.models = "optN", mode, "0"  # type: ignore[union-attr]
         found: list[clingo.Symbol] = []
 
-        def keep(model: clingo.Model) -> None:
-            if model.optimality_proven:
-                found[:] = model.symbols(shown=True)
+        def keep(model: clingo.Model) -> None:  # the last model holds the consequences
+            found[:] = model.symbols(shown=True)
 
         ctl.solve(on_model=keep)
         return found

@@ -1,0 +1,149 @@
+"""Do the headline scores measure what they name? Per capability, over a panel of agents whose
+true accuracy is known, the Spearman rank correlation and the mean absolute difference between the
+headline score and the true accuracy (over the answers some case tests, which is what the headline
+speaks of), and the lowest score on a capability whose answers are all truthful.
+
+The panel, from each run folder (made by `metalogic run` on simulated worlds with the reference
+agents, e.g. examples/runs/reference_agents.toml, once with `detector = "gt"` and once with the
+shipped detector):
+- the run's own agents (oracle, noisy:P, random, biased:KIND, ...);
+- noise on one kind only: the answers of the run's noisiest `noisy:P` agent on one query kind, the
+  oracle's on every other (`one_KIND`);
+- one consistent distortion of one kind (bench/distortions.py's DISTORTIONS).
+The real `metalogic check --out` (clingo) scores the whole panel in one run per folder.
+
+    .venv/bin/metalogic run examples/runs/reference_agents.toml
+    .venv/bin/python bench/calibration.py out/reference_agents [more run folders]
+
+Prints one table per run folder and writes bench/results/calibration.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from distortions import CAPS, DISTORTIONS, QUERY, SCS, read_answers  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results" / "calibration.json"
+METALOGIC = Path(sys.executable).with_name("metalogic")
+ONE_KIND = ("move_dir", "move_dist", "obj_dir", "obj_dist", "size", "depth", "map_dir", "ego_dist")
+NOISY = re.compile(r"noisy_([0-9.]+)\.lp$")
+
+
+def ranks(xs: list[float]) -> list[float]:
+    """Ranks from 1, ties sharing their mean rank."""
+    order = sorted(range(len(xs)), key=lambda i: xs[i])
+    out = [0.0] * len(xs)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    if len(xs) < 3:
+        return None
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    vx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    vy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (vx * vy) if vx and vy else None
+
+
+def panel_folder(run: Path, folder: Path) -> list[str]:
+    """The run's facts, questions and answers in `folder`, with the panel's made agents; their names."""
+    questions = run / "questions"
+    for f in (run / "facts").glob("*.lp"):
+        (folder / f.name).write_text(f.read_text())
+    (folder / "queries.lp").write_text((questions / "queries.lp").read_text())
+    names = []
+    for f in sorted((questions / "answers").glob("*.lp")):
+        (folder / f"answers_{f.name}").write_text(f.read_text())
+    kind = {m.group(1): m.group(2) for m in map(QUERY.match, (questions / "queries.lp").read_text().splitlines()) if m}
+    oracle = read_answers(questions / "answers" / "oracle.lp")
+    noisy_files = sorted(questions.glob("answers/noisy_*.lp"), key=lambda p: float(NOISY.search(p.name).group(1)))
+    made: dict[str, dict[str, str]] = {}
+    if noisy_files:
+        noisy = read_answers(noisy_files[-1])
+        for k in ONE_KIND:
+            made[f"one_{k}"] = {q: (noisy.get(q, v) if kind.get(q) == k else v) for q, v in oracle.items()}
+    for name, changes in DISTORTIONS.items():
+        made[name] = {q: (changes[kind[q]](v) if kind.get(q) in changes else v) for q, v in oracle.items()}
+    for name, answers in made.items():
+        (folder / f"made_{name}.lp").write_text("".join(f"answer({name}, {q}, {v}).\n" for q, v in answers.items()))
+        names.append(name)
+    return names
+
+
+def calibrate(run: Path) -> dict[str, object]:
+    with tempfile.TemporaryDirectory(prefix="metalogic-calibration-") as tmp:
+        folder = Path(tmp, "facts")
+        folder.mkdir()
+        panel_folder(run, folder)
+        out = Path(tmp, "check")
+        t0 = time.perf_counter()
+        subprocess.run([str(METALOGIC), "check", str(folder), "--out", str(out)], check=True, capture_output=True)
+        secs = time.perf_counter() - t0
+        acc = pl.read_csv(out / "accuracy.csv").filter(pl.col("sc") != "all")
+    per_sc: dict[str, dict[str, object]] = {}
+    for sc in SCS:
+        rows = acc.filter((pl.col("sc") == sc) & (pl.col("tested") > 0) & pl.col("score").is_not_null())
+        scores, truth = rows["score"].to_list(), rows["tested_accuracy"].to_list()
+        truthful = rows.filter(pl.col("tested_accuracy") == 1.0)
+        worst = truthful.sort("score").head(1)
+        per_sc[sc] = {
+            "agents": rows.height,
+            "spearman": spearman(scores, truth),
+            "mae": sum(abs(a - b) for a, b in zip(scores, truth, strict=True)) / len(scores) if scores else None,
+            "worst_truthful": worst["score"][0] if worst.height else None,
+            "worst_truthful_agent": worst["agent"][0] if worst.height else None,
+        }
+    agents = acc.select("agent", "sc", "score", "tested_accuracy").to_dicts()
+    return {"run": str(run), "check_seconds": round(secs, 1), "per_sc": per_sc, "agents": agents}
+
+
+def show(result: dict[str, object]) -> None:
+    per_sc = result["per_sc"]
+    assert isinstance(per_sc, dict)
+    print(f"\n{result['run']} (check {result['check_seconds']} s)")
+    print("| capability | agents | Spearman | mean abs. diff. | worst truthful score |")
+    print("|---|---|---|---|---|")
+    for sc, r in per_sc.items():
+        sp = "-" if r["spearman"] is None else f"{r['spearman']:.2f}"
+        mae = "-" if r["mae"] is None else f"{r['mae']:.3f}"
+        worst = "-" if r["worst_truthful"] is None else f"{r['worst_truthful']:.3f} ({r['worst_truthful_agent']})"
+        print(f"| {sc} | {r['agents']} | {sp} | {mae} | {worst} |")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", type=Path, nargs="+", help="run folders with facts/ and questions/ (with oracle answers)")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    args = ap.parse_args()
+    results = [calibrate(run) for run in args.runs]
+    for r in results:
+        show(r)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"runs": results}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

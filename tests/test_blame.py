@@ -1,0 +1,167 @@
+"""Blame (engine/blame.py, logic/core/conflicts.lp, logic/blame/): which answers the violated cases
+blame, the two engines' diagnoses against each other and against an exhaustive search, and the
+scores made from it."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+import re
+
+import pytest
+
+from helpers import EXAMPLES, run_cli
+from metalogic.engine.blame import PARAMS, answer_groups, diagnose, run_blame
+from metalogic.engine.check import run_check
+from metalogic.engine.rules import load_ruleset
+from metalogic.engine.tables import blame_score, scores_frame
+from metalogic.logic import BLAME_DIR
+
+DEFAULTS = {name: p.default for name, p in load_ruleset().params.items() if name in PARAMS}
+
+
+def test_the_neglog_table_is_minus_ln_in_hundredths_of_a_nat() -> None:
+    rows = re.findall(r"^neglog\((\d+),(\d+)\)\.$", (BLAME_DIR / "neglog.facts").read_text(), re.M)
+    assert [int(p) for p, _ in rows] == list(range(1, 1000))
+    for p, value in rows:
+        assert int(value) == round(100 * math.log(1000 / int(p))), p
+
+
+def _weight(held: int, rate: int) -> int:
+    """weights.lp for a test's expectation: ln((1000 - P) / P) plus the held evidence, at least 1."""
+    nl = {p: round(100 * math.log(1000 / p)) for p in range(1, 1000)}
+    return max(1, nl[rate] - nl[1000 - rate] + DEFAULTS["blame_held_weight"] * held)
+
+
+def _inputs(sets: list[set[str]], held: dict[str, int], rate: int = 100) -> tuple[list[str], list[str]]:
+    given = [f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in sorted(s)]
+    given += [f"answer_held(a,{q},sc3b,{h})" for q, h in held.items()]
+    given += [f"param({k},{v})" for k, v in DEFAULTS.items()] + [f"rate(a,sc3b,{rate})"]
+    groups = answer_groups([g for g in given if g.startswith("conflict_set")])
+    parts = [f"part({ag},{i},{q})" for i, (ag, qs) in enumerate(groups) for q in qs]
+    return given, parts
+
+
+def _exhaustive(sets: list[set[str]], weights: dict[str, int]) -> tuple[set[str], set[str]]:
+    """Certain and possible answers over all cheapest hitting sets, by trying every subset."""
+    answers = sorted(weights)
+    best, optima = math.inf, []
+    for n in range(len(answers) + 1):
+        for chosen in itertools.combinations(answers, n):
+            if all(s & set(chosen) for s in sets):
+                cost = sum(weights[q] for q in chosen)
+                if cost < best:
+                    best, optima = cost, [set(chosen)]
+                elif cost == best:
+                    optima.append(set(chosen))
+    return set.intersection(*optima), set.union(*optima)
+
+
+def _kinds(lines: set[str]) -> tuple[set[str], set[str]]:
+    found = [re.fullmatch(r"blamed\(a,(\w+),(certain|possible)\)", line) for line in lines]
+    assert all(found), lines
+    certain = {m.group(1) for m in found if m and m.group(2) == "certain"}
+    return certain, {m.group(1) for m in found if m}
+
+
+def test_a_right_hub_answer_is_not_blamed_for_the_wrong_answers_around_it() -> None:
+    """One depth d sits in three violated cases with three relations r1..r3, each wrong; d keeps
+    seven other cases, the relations none. The cheapest diagnosis retracts the three relations
+    (3 x 220) rather than the depth (220 + 7 x 69): only with the held evidence is that so."""
+    sets = [{"d", "r1"}, {"d", "r2"}, {"d", "r3"}]
+    held = {"d": 7, "r1": 0, "r2": 0, "r3": 0}
+    given, parts = _inputs(sets, held)
+    for engine in ("clingo", "prolog"):
+        assert _kinds(diagnose(engine, given, parts)) == ({"r1", "r2", "r3"}, {"r1", "r2", "r3"}), engine
+    held["d"] = 1  # with little evidence for it, the depth alone explains all three cases
+    given, parts = _inputs(sets, held)
+    for engine in ("clingo", "prolog"):
+        assert _kinds(diagnose(engine, given, parts)) == ({"d"}, {"d"}), engine
+
+
+def test_ties_are_possible_blame() -> None:
+    given, parts = _inputs([{"x", "y"}], {"x": 0, "y": 0})
+    for engine in ("clingo", "prolog"):
+        assert _kinds(diagnose(engine, given, parts)) == (set(), {"x", "y"}), engine
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_both_engines_find_the_exhaustive_optimum_on_random_groups(seed: int) -> None:
+    rng = random.Random(seed)
+    answers = [f"q{i}" for i in range(rng.randint(3, 11))]
+    sets = [set(rng.sample(answers, rng.randint(1, 3))) for _ in range(rng.randint(2, 9))]
+    used = sorted(set().union(*sets))
+    held = {q: rng.choice([0, 0, 1, 2, 5]) for q in used}
+    rate = rng.choice([30, 100, 400, 700])
+    given, parts = _inputs(sets, held, rate)
+    want = _exhaustive(sets, {q: _weight(h, rate) for q, h in held.items()})
+    for engine in ("clingo", "prolog"):
+        assert _kinds(diagnose(engine, given, parts)) == want, engine
+
+
+def test_a_group_too_large_to_optimise_blames_possibly_and_alone_breakers_for_certain() -> None:
+    chain = [{f"q{i}", f"q{i + 1}"} for i in range(8)] + [{"q3"}]
+    lines = {
+        "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(chain) for q in s},
+        "answer_held": {f"answer_held(a,q{i},sc3b,0)" for i in range(9)},
+        "tested_answers": {"tested_answers(a,sc3b,20)"},
+    }
+    results = {}
+    for engine in ("clingo", "prolog"):
+        out = {k: set(v) for k, v in lines.items()}
+        run_blame(engine, out, {**DEFAULTS, "blame_exact_max": 4})
+        results[engine] = out
+        certain, possible = _kinds(out["blamed"])
+        assert certain == {"q3"} and possible == {f"q{i}" for i in range(9)}, engine
+        assert out["blame_count"] == {"blame_count(a,sc3b,20,1,8)"}, engine
+    assert results["clingo"] == results["prolog"]
+
+
+def test_the_engines_agree_on_blame_in_a_check_of_the_examples() -> None:
+    res = run_check(str(EXAMPLES), engine="both")  # a disagreement would be an error
+    assert res.rows.blamed, "the examples' shaky agent has blamed answers"
+    assert all(agent == "shaky" for agent, _ in res.rows.blamed)  # the steady agent is all right
+    for (agent, q), cases in res.rows.blamed_by.items():
+        assert cases and (agent, q) in res.rows.blamed
+
+
+def test_the_headline_is_the_share_of_tested_answers_not_blamed() -> None:
+    res = run_check(str(EXAMPLES))
+    for row in scores_frame(res).iter_rows(named=True):
+        tested, certain, possible = res.rows.blame[(row["agent"], row["sc"])]
+        assert row["headline"] == "blame"
+        assert (row["answers"], row["blamed_certain"], row["blamed_possible"]) == (tested, certain, possible)
+        assert row["score"] == pytest.approx(1 - (certain + possible / 2) / tested)
+        assert row["ci_low"] <= row["score"] <= row["ci_high"]
+        assert row["consistency"] == pytest.approx(1 - row["violations"] / row["cases"])
+
+
+def test_mrs_paper_keeps_the_published_single_share() -> None:
+    res = run_check(str(EXAMPLES), mrs="paper")
+    for row in scores_frame(res).iter_rows(named=True):
+        if row["cases"]:
+            assert row["headline"] == "paper"
+            assert row["score"] == pytest.approx(1 - row["violations"] / row["cases"])
+
+
+def test_blame_score_interval_spans_the_possible_blame() -> None:
+    assert blame_score(0, 0, 0) is None
+    score, low, high = blame_score(10, 2, 4)  # type: ignore[misc]
+    assert score == pytest.approx(0.6)
+    assert low < 0.4 < 0.8 < high  # 4 right at worst, 8 at best, widened by the sampling error
+
+
+def test_check_out_writes_the_blamed_answers_with_their_cases(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import polars as pl
+
+    code, _, err = run_cli("check", str(EXAMPLES), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    blamed = pl.read_csv(tmp_path / "out" / "blamed.csv")
+    answers = pl.read_csv(tmp_path / "out" / "answers.csv")
+    assert blamed.height and set(blamed["blame"]) <= {"certain", "possible"}
+    assert blamed["cases"].str.len_chars().min() > 0  # type: ignore[operator]
+    marked = answers.filter(pl.col("blame").is_not_null())
+    assert sorted(zip(marked["agent"], marked["query"], strict=True)) == sorted(
+        zip(blamed["agent"], blamed["query"], strict=True)
+    )
