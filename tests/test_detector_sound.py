@@ -93,5 +93,5 @@ def test_oracle_breaks_no_case_with_the_shipped_detector(drone_run: Path) -> Non
     with (drone_run / "check" / "scores_by_mr.csv").open() as f:
         rows = [r for r in csv.DictReader(f) if r["agent"] == "oracle"]
     cases = {r["mr"]: int(r["cases"]) for r in rows}
-    assert sum(cases.values()) >= 100 and cases.get("mr9", 0) >= 10, cases
+    assert sum(cases.values()) >= 60 and cases.get("mr9", 0) >= 10, cases
     assert [r for r in rows if int(r["violations"])] == []

@@ -62,7 +62,7 @@ def _expected_delta(pose: dict, action: str, step: int) -> tuple[int, int, int, 
     return dx * step, dy * step, dz * step, dyaw
 
 
-@pytest.mark.parametrize(("scenario", "seed"), [("household", 3), ("tabletop", 2), ("drone", 4)])
+@pytest.mark.parametrize(("scenario", "seed"), [("household", 5), ("tabletop", 2), ("drone", 4)])
 def test_every_action_moves_the_pose_exactly(tmp_path: Path, scenario: str, seed: int) -> None:
     folder = _simulate(tmp_path, scenario, 10, seed)
     t = load_trajectory(folder)
