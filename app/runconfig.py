@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from metalogic.app.runpaths import detector_problem, out_folder
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import display_path
 
@@ -101,14 +102,35 @@ REPORT_KEYS = {"enabled"}
 class _Reader:
     def __init__(self, path: Path, text: str) -> None:
         self.path, self.lines, self.problems = path, text.splitlines(), []  # type: ignore[var-annotated]
+        self.scope: tuple[str, int] | None = None  # the [[table]] entry being read: (name, 1-based)
 
     def where(self, key: str) -> tuple[str, str, int]:
-        """The first line that sets `key` (or opens the table `[key]`)."""
-        for i, line in enumerate(self.lines, start=1):
+        """The line that sets `key` (or opens the table `[key]`): within the [[table]] entry being
+        read (the second agent's `name` is on its own line, not the first agent's), else the first."""
+        start = self._scope_start()
+        first = start or 0
+        for i, line in enumerate(self.lines[first:], start=first + 1):
             s = line.strip()
+            if start is not None and i > first + 1 and s.startswith("["):
+                break  # the entry ended
             if s.startswith((f"{key} ", f"{key}=", f"[{key}]", f"[[{key}]]")):
                 return f"{display_path(self.path)}:{i}", line, line.find(key) + 1
+        if start is not None:  # a key the entry does not set (spec missing): the entry's header
+            return f"{display_path(self.path)}:{first + 1}", self.lines[first], 1
         return display_path(self.path), "", 0
+
+    def _scope_start(self) -> int | None:
+        """The 0-based index of the line opening the entry in scope (None: no scope, or not found)."""
+        if self.scope is None:
+            return None
+        name, n = self.scope
+        seen = 0
+        for i, line in enumerate(self.lines):
+            if line.strip().startswith(f"[[{name}]]"):
+                seen += 1
+                if seen == n:
+                    return i
+        return None
 
     def fail(self, key: str, what: str, expected: str, fix: str = "") -> None:
         where, src, col = self.where(key)
@@ -136,7 +158,9 @@ class _Reader:
         return v
 
 
-def load_config(path: str | Path) -> RunConfig:
+def load_config(path: str | Path, out_anywhere: bool = False) -> RunConfig:
+    """The run configuration at `path`, every setting checked; `out_anywhere` lets `out` be a
+    system folder or the metalogic checkout (refused otherwise: a run writes folders into `out`)."""
     p = Path(path)
     if not p.is_file():
         raise MetalogicError.single(
@@ -175,12 +199,14 @@ def load_config(path: str | Path) -> RunConfig:
         r.fail("out", "'out' holds a NUL character", "a folder path")
         out = p.with_suffix("").name
     worlds = tuple(_worlds(r, data.get("world", [])))
+    r.scope = None
     extract = _table(r, data, "extract", EXTRACT_KEYS)
     generate = _table(r, data, "generate", GENERATE_KEYS)
     agents = tuple(_agents(r, data.get("agent", [])))
+    r.scope = None
     check = _table(r, data, "check", CHECK_KEYS)
     report = _table(r, data, "report", REPORT_KEYS)
-    _check_extract(r, extract)
+    _check_extract(r, extract, p.resolve().parent)
     _check_generate(r, generate)
     _check_check(r, check)
     r.typed(report, "enabled", bool, "true or false")
@@ -214,12 +240,19 @@ def load_config(path: str | Path) -> RunConfig:
             "one entry per agent and prompting",
             "give one of them a different name = ...",
         )
+    out_path, problem = out_folder(p.resolve().parent, out, out_anywhere)
+    if problem is not None:
+        r.fail("out", *problem)
     if r.problems:
-        raise MetalogicError(r.problems)
-    base = p.resolve().parent
-    return RunConfig(
-        p, (base / out).resolve(), worlds, extract, generate, agents, check, bool(report.get("enabled", True))
-    )
+        raise MetalogicError(sorted(r.problems, key=_line_of))  # in the order of the file
+    assert out_path is not None
+    return RunConfig(p, out_path, worlds, extract, generate, agents, check, bool(report.get("enabled", True)))
+
+
+def _line_of(problem: Problem) -> int:
+    """The line a problem is at (problems with no line come last)."""
+    number = problem.where.rpartition(":")[2]
+    return int(number) if number.isdigit() else 1 << 30
 
 
 def _valid(r: _Reader, key: str, check: Callable[[Any], object], value: Any) -> None:
@@ -249,8 +282,13 @@ def _shown(v: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _check_extract(r: _Reader, extract: dict[str, Any]) -> None:
-    r.typed(extract, "detector", str, 'a detector name ("gt", "default") or the path of a .pt weights file')
+def _check_extract(r: _Reader, extract: dict[str, Any], base: Path) -> None:
+    det = r.typed(
+        extract, "detector", str, 'a detector name ("gt", "default") or the path of a .pt weights file'
+    )
+    problem = detector_problem(det, base) if det is not None else None
+    if problem is not None:
+        r.fail("detector", *problem)
     conf = r.typed(extract, "conf", (int, float), "a detector confidence such as 0.6")
     if conf is not None and not 0 < conf <= 1:
         r.fail("conf", f"conf = {conf!r} is outside 0..1", "a detector confidence such as 0.6")
@@ -263,8 +301,15 @@ def _check_generate(r: _Reader, generate: dict[str, Any]) -> None:
     from metalogic.engine.generate import parse_limit, parse_scs
     from metalogic.engine.generate_combos import check_strategy
 
-    scs = _strings(r, generate, "sc", 'capabilities, e.g. sc = ["sc1a", "sc2"]')
-    if scs is not None:
+    scs = generate.get("sc")
+    if isinstance(scs, str):
+        r.fail(
+            "sc",
+            f"[generate] sc = {_shown(scs)} is one string, not a list of capabilities",
+            'a list of capabilities, e.g. sc = ["sc1a", "sc2"]',
+            f"write sc = [{_shown(scs)}]".replace("'", '"'),
+        )
+    elif _strings(r, generate, "sc", 'a list of capabilities, e.g. sc = ["sc1a", "sc2"]') is not None:
         _valid(r, "sc", parse_scs, scs)
     seed = r.typed(generate, "seed", int, "a whole number, at least 0")
     if seed is not None and not 0 <= seed < 2**63:
@@ -333,6 +378,7 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
         return []
     out, seen = [], set()
     for i, w in enumerate(items, start=1):
+        r.scope = ("world", i)
         if not isinstance(w, dict):
             r.fail("world", f"world {i} is {type(w).__name__} {_shown(w)}, not a table", "[[world]] tables")
             continue
@@ -411,11 +457,15 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         return []
     out = []
     for i, a in enumerate(items, start=1):
+        r.scope = ("agent", i)
         if not isinstance(a, dict):
             r.fail("agent", f"agent {i} is {type(a).__name__} {_shown(a)}, not a table", "[[agent]] tables")
             continue
+        before = len(r.problems)
         r.keys(a, AGENT_KEYS, "agent")
         spec = r.typed(a, "spec", str, 'an agent spec such as "oracle", "noisy:0.2" or "openai:gpt-4o"')
+        if spec is None and "spec" in a:
+            continue  # reported: not a string
         if not spec:
             r.fail(
                 "agent",
@@ -423,10 +473,11 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
                 'spec = "oracle" (or noisy:P, random, biased:KIND, openai:MODEL, llamacpp)',
             )
             continue
-        from metalogic.agents.registry import parse_spec
+        from metalogic.agents.registry import REFERENCE, parse_spec
 
+        agent_kind = ""
         try:
-            parse_spec(spec)
+            agent_kind = parse_spec(spec)[0]
         except MetalogicError as err:
             r.fail("spec", err.problems[0].what, err.problems[0].expected, err.problems[0].fix)
         prompting = a.get("prompting", "direct")
@@ -443,6 +494,13 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
                 f"unknown prompting '{prompting}'",
                 "one of " + ", ".join(PROMPTINGS),
                 did_you_mean(str(prompting), PROMPTINGS),
+            )
+        elif agent_kind in REFERENCE and prompting != "direct":
+            r.fail(
+                "prompting",
+                f"prompting = {_shown(prompting)} does not apply to the reference agent '{agent_kind}'",
+                "no prompting = ... for " + ", ".join(REFERENCE),
+                "remove prompting = ... from this [[agent]]",
             )
         limit = r.typed(a, "limit", int, "a whole number of questions")
         if limit is not None and limit < 1:
@@ -471,5 +529,6 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
             settings["structured"] = "on" if structured else "off"
         elif structured is not None and structured not in ("auto", "on", "off"):
             r.fail("structured", f"unknown structured '{structured}'", '"auto", "on" or "off"')
-        out.append(AgentEntry(spec, prompting, settings, limit))
+        if len(r.problems) == before:  # an entry with a wrong setting (name = 5) goes no further
+            out.append(AgentEntry(spec, prompting, settings, limit))
     return out
