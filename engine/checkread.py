@@ -18,6 +18,8 @@ import polars as pl
 
 from metalogic import __version__
 from metalogic.engine.checkout import (
+    COLUMN_ORDER,
+    COLUMN_VALUES,
     COLUMNS,
     FORMAT,
     KIND,
@@ -30,6 +32,7 @@ from metalogic.engine.checkout import (
     sha256_of,
     write_check_output,
 )
+from metalogic.engine.checkvalues import first_bad_value, manifest_problem
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.results import Rows
 
@@ -46,8 +49,10 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
     folder = path.parent
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not valid JSON"
+        if isinstance(exc, RecursionError):
+            detail = "it nests too deep to be read"
         raise MetalogicError.single(
             f"cannot read the check manifest: {detail}",
             where=str(path),
@@ -72,6 +77,29 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
             f"format {FORMAT}",
             where=str(path),
             expected=f"check output written by metalogic {__version__}",
+            fix=_rerun(folder, data),
+        )
+    shape = manifest_problem(data)
+    if shape:
+        raise MetalogicError.single(
+            f"the check manifest is not one check writes: {shape}",
+            where=str(path),
+            expected="the run.json that 'metalogic check --out' writes, unedited",
+            fix=_rerun(folder, data),
+        )
+    params = data.get("params")
+    if isinstance(params, dict) and not all(type(v) is int for v in params.values()):
+        raise MetalogicError.single(
+            "the check manifest's 'params' are not all whole numbers",
+            where=str(path),
+            expected="the run.json that 'metalogic check --out' writes, unedited",
+            fix=_rerun(folder, data),
+        )
+    if "testcases" in data and not (type(data["testcases"]) is int and data["testcases"] >= 0):
+        raise MetalogicError.single(
+            f"the check manifest's 'testcases' is {str(data['testcases'])[:40]!r}, not a count",
+            where=str(path),
+            expected="the run.json that 'metalogic check --out' writes, unedited",
             fix=_rerun(folder, data),
         )
     for key, kind in (("tables", dict), ("agents", list), ("mrs", list), ("params", dict), ("request", dict)):
@@ -207,8 +235,11 @@ def _read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pl.Data
                     for c in lists
                 ]
             )
-    except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
-        raise _corrupt(path, f"cannot be read ({str(exc).splitlines()[0][:120]})", folder, manifest) from None
+    except (OSError, ValueError, RecursionError, pl.exceptions.PolarsError) as exc:
+        why = (
+            "nested too deep" if isinstance(exc, RecursionError) else (str(exc).splitlines() or [""])[0][:120]
+        )
+        raise _corrupt(path, f"cannot be read ({why})", folder, manifest) from None
     missing = [c for c in want if c not in df.columns]
     if missing:
         raise _corrupt(path, f"no column {', '.join(missing)}", folder, manifest)
@@ -221,6 +252,9 @@ def _read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pl.Data
         ) from None
     if df.height != entry.get("rows"):
         raise _corrupt(path, f"{df.height} rows, but the check wrote {entry.get('rows')}", folder, manifest)
+    bad = first_bad_value(df, COLUMN_VALUES[name], COLUMN_ORDER.get(name, []), path.stat().st_size)
+    if bad:
+        raise _corrupt(path, bad, folder, manifest)
     return df
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,78 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "objects": pl.Int64,
         "errors_per_object": pl.Float64,
     },
+}
+
+
+@dataclass(frozen=True)
+class Values:
+    """What a column may hold beyond its type, checked when `report` and `compare` read a check
+    output back (engine/checkvalues.py): numbers finite and within [low, high], text (and each item
+    of a list of text) at most `chars` characters, null (an empty cell) only where `null` says."""
+
+    low: float | None = None
+    high: float | None = None
+    null: bool = False
+    chars: int = 0
+
+
+COUNT = Values(0, 2**53)  # a number of cases, answers, objects, a state index
+SHARE = Values(0, 1, null=True)  # a score, bound, rate or accuracy; empty when it has no cases
+PER = Values(0, 2**53, null=True)  # errors per trajectory or per object; empty when there are none
+NAME = Values(null=True, chars=1_000)  # an agent (at most 200 characters), capability, MR, id, value
+TEXT = Values(null=True, chars=100_000)  # a reason, a fact, a query's content, a frame's path
+
+# The values of every column of the result tables: one line per column, and a column without one is
+# a failing test (tests/test_hostile_outputs.py).
+COUNT_VALUES = {"agent": NAME, "sc": NAME, "cases": COUNT, "violations": COUNT, "score": SHARE}
+VALUES: dict[str, dict[str, Values]] = {
+    "scores": {
+        "agent": NAME,
+        "sc": NAME,
+        "capability": NAME,
+        "cases": COUNT,
+        "violations": COUNT,
+        "invalid": COUNT,
+        "score": SHARE,
+        "ci_low": SHARE,
+        "ci_high": SHARE,
+        "evidence": NAME,
+        "pooled_cases": COUNT,
+        "pooled_violations": COUNT,
+        "pooled_score": SHARE,
+    },
+    "scores_by_set": {"set": NAME, **COUNT_VALUES},
+    "scores_by_mr": {"mr": NAME, **COUNT_VALUES},
+    "violations": {
+        "agent": NAME,
+        "case": NAME,
+        "mr": NAME,
+        "sc": NAME,
+        "reason": TEXT,
+        "trajectory": NAME,
+        "facts": TEXT,
+    },
+    "trajectories": {"agent": NAME, "trajectory": NAME, "cases": COUNT, "violations": COUNT},
+    "objects": {"agent": NAME, "trajectory": NAME, "object": NAME, "cases": COUNT, "violations": COUNT},
+    "error_rates": {
+        "agent": NAME,
+        "cases": COUNT,
+        "violations": COUNT,
+        "error_rate": SHARE,
+        "trajectories": COUNT,
+        "errors_per_trajectory": PER,
+        "objects": COUNT,
+        "errors_per_object": PER,
+    },
+}
+# Within a row: (lesser, greater) columns (violations of some cases; an interval's two ends).
+ORDERED: dict[str, list[tuple[str, str]]] = {
+    "scores": [("violations", "cases"), ("pooled_violations", "pooled_cases"), ("ci_low", "ci_high")],
+    "scores_by_set": [("violations", "cases")],
+    "scores_by_mr": [("violations", "cases")],
+    "trajectories": [("violations", "cases")],
+    "objects": [("violations", "cases")],
+    "error_rates": [("violations", "cases")],
 }
 
 
