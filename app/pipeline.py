@@ -196,7 +196,8 @@ class Runner:
                     fix="fix the folder name in rules = [...] under [check]",
                 )
         try:
-            rules = select_mrs(load_ruleset(self._rules_dirs()), check.get("mrs", "all"))
+            engine = str(check.get("engine", "both"))
+            rules = select_mrs(load_ruleset(self._rules_dirs(), engine=engine), check.get("mrs", "all"))
             resolve_params(rules, _const_settings(check))
         except MetalogicError as err:
             first = err.problems[0]
