@@ -223,3 +223,15 @@ def test_a_manifest_of_another_kind_is_not_called_older(tmp_path: Path) -> None:
         f"error: {out / 'run.json'}: {out / 'run.json'} was not written by 'metalogic check --out'\n"
     )
     assert "older metalogic" not in err
+
+
+def test_compare_out_where_nothing_can_be_written_is_one_error(pristine: tuple[Path, Path]) -> None:
+    out = str(pristine[1])
+    code, _out, err = run_cli(
+        "compare", out, out, "--agent", "steady", "--agent", "mirror", "--out", "/proc/x.csv"
+    )
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith("error: cannot write /proc/x.csv: "), err
+    assert err.endswith(
+        "  expected: --out a file in a folder you can write to\n  fix: choose another --out\n"
+    )
