@@ -32,6 +32,7 @@ class Reply:
     headers: tuple[tuple[str, str], ...] = ()  # more headers, e.g. (("Content-Encoding", "gzip"),)
     cut_after: int | None = None  # announce the whole body's length, send this many bytes, hang up
     chunked: bytes | None = None  # send these bytes as a chunked body, as they are (framing included)
+    raw: bytes | None = None  # send these bytes instead of a response (b"": none at all), then hang up
 
 
 def chat(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
@@ -129,6 +130,11 @@ def _handler(script: Script) -> type[http.server.BaseHTTPRequestHandler]:
             self._send(script.next(request))
 
         def _send(self, reply: Reply) -> None:
+            if reply.raw is not None:
+                self.wfile.write(reply.raw)
+                self.wfile.flush()
+                self.close_connection = True
+                return
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
             if reply.chunked is not None:

@@ -390,6 +390,30 @@ def test_a_connection_dropped_in_the_body_is_retried_like_any_failure(tmp_path: 
     assert [r["attempts"] for r in journal(run)] == [3] and len(script.requests) == 3
 
 
+BEFORE_THE_BODY = {
+    "no-reply": Reply(b"", raw=b""),
+    "cut-in-headers": Reply(b"", raw=b"HTTP/1.1 200 OK\r\nContent-Type: applica"),
+    "not-http": Reply(b"", raw=b"SSH-2.0-OpenSSH_9.6\r\n\r\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BEFORE_THE_BODY))
+def test_a_connection_that_breaks_before_the_body_is_retried_too(tmp_path: Path, case: str) -> None:
+    """No reply at all, headers cut off, something that is not HTTP: each one failed attempt."""
+    run = write_run(tmp_path / "run", queries=ONE)
+    bad = BEFORE_THE_BODY[case]
+    script = Script([bad, bad], default=chat('{"answer": "farther_right"}'))
+    with hostile_server(script) as url:
+        code, _out, err = ask(run, url, None, "--retries", "2")
+    assert code == 0, err
+    assert read_answers(run / "answers" / "openai_m.lp") == {"q1": "farther_right"}
+    assert [r["attempts"] for r in journal(run)] == [3]
+    with hostile_server(Script(default=bad)) as url:
+        code, _out, err = ask(run, url, None, "--retries", "0", "--restart")
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith("error: 1 question(s) got no answer; first: q1: gave up after 1 attempts: "), err
+
+
 @pytest.mark.parametrize("broken", [0, 1], ids=["cut-short", "bad-chunks"])
 def test_a_reply_that_always_breaks_fails_its_question_and_the_run_goes_on(
     tmp_path: Path, broken: int
