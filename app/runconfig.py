@@ -198,7 +198,7 @@ def load_config(path: str | Path, out_anywhere: bool = False) -> RunConfig:
     if "\0" in out:
         r.fail("out", "'out' holds a NUL character", "a folder path")
         out = p.with_suffix("").name
-    worlds = tuple(_worlds(r, data.get("world", [])))
+    worlds = tuple(_worlds(r, data.get("world", []), p.resolve().parent))
     r.scope = None
     extract = _table(r, data, "extract", EXTRACT_KEYS)
     generate = _table(r, data, "generate", GENERATE_KEYS)
@@ -372,7 +372,7 @@ def _table(r: _Reader, data: dict[str, Any], name: str, allowed: set[str]) -> di
     return t
 
 
-def _worlds(r: _Reader, items: Any) -> list[World]:
+def _worlds(r: _Reader, items: Any, base: Path) -> list[World]:
     if not isinstance(items, list):
         r.fail("world", "'world' must be an array of tables", "[[world]] entries")
         return []
@@ -427,6 +427,13 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
             )
         if source and not w.get("path"):
             r.fail("import", f"world {i} imports {source} but gives no path", 'path = "..."')
+        elif source and not _exists(base, w["path"]):
+            r.fail(
+                "path",
+                f"world '{name}': import source {_shown(w['path'])} does not exist",
+                "an existing file or folder, relative to the configuration",
+                "fix path = ... in the [[world]] table",
+            )
         for k, (lo, hi) in WORLD_NUMBERS.items():
             v = r.typed(w, k, int, "a whole number")
             if v is not None and not lo <= v <= hi:
@@ -449,6 +456,13 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
             )
         )
     return out
+
+
+def _exists(base: Path, path: str) -> bool:
+    try:
+        return "\0" not in path and (base / path).exists()
+    except (OSError, ValueError):
+        return False
 
 
 def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
@@ -495,6 +509,14 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
                 "one of " + ", ".join(PROMPTINGS),
                 did_you_mean(str(prompting), PROMPTINGS),
             )
+        elif prompting == "memory":  # its bank is named by 'metalogic ask --memory-bank', not here
+            r.fail(
+                "prompting",
+                "prompting = 'memory' needs a memory bank, which a run configuration does not name",
+                "direct, cot or cogmap in a run configuration",
+                "ask with the memory by hand: metalogic ask OUT/questions --agent SPEC --prompting memory "
+                "--memory-bank BANK",
+            )
         elif agent_kind in REFERENCE and prompting != "direct":
             r.fail(
                 "prompting",
@@ -519,6 +541,8 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         view = r.typed(a, "view", str, "auto, image or text")
         if view is not None and view not in VIEWS:
             r.fail("view", f"unknown view '{view}'", "auto, image or text", did_you_mean(view, VIEWS))
+        elif view == "image" and agent_kind == "llamacpp":
+            r.fail("view", "the llamacpp backend takes text only", 'view = "text" (or no view)')
         options = r.typed(a, "options", dict, "a table of server options, e.g. options = { top_k = 20 }")
         for k, v in (options or {}).items():
             if not isinstance(v, str | int | float | bool):

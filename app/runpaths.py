@@ -99,6 +99,18 @@ def detector_problem(det: str, base: Path) -> Problem | None:
     if det in ("gt", "default") or det in DETECTORS:
         return None
     expected = "gt, default, " + ", ".join(DETECTORS) + ", or the path of an Ultralytics weights file (.pt)"
+    if not det.strip():
+        return (
+            "[extract] detector = '' names no detector",
+            expected,
+            'write detector = "default" or leave it out',
+        )
+    if "\0" in det:
+        return (
+            f"[extract] detector {shown(det)} holds a NUL character",
+            expected,
+            "give the path of a .pt weights file",
+        )
     try:
         path = (base / det).resolve()
         is_dir, is_file = path.is_dir(), path.is_file()

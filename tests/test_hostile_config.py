@@ -110,6 +110,22 @@ BAD = {
         after('spec = "oracle"', 'name = "first"') + '\n[[agent]]\nspec = "random"\nname = 7\n',
         "eval.toml:28: 'name' is int 7\n",
     ),
+    "second import missing": (
+        CONFIG + '\n[[world]]\nname = "b"\nimport = "video"\npath = "nope.mp4"\n',
+        "eval.toml:28: world 'b': import source 'nope.mp4' does not exist\n",
+    ),
+    "llamacpp image": (
+        CONFIG.replace('spec = "oracle"', 'spec = "llamacpp"\nview = "image"'),
+        "eval.toml:18: the llamacpp backend takes text only\n",
+    ),
+    "memory prompting": (
+        CONFIG.replace('spec = "oracle"', 'spec = "openai:m"\nprompting = "memory"'),
+        "eval.toml:18: prompting = 'memory' needs a memory bank, which a run configuration does not name\n",
+    ),
+    "detector empty": (
+        CONFIG.replace('detector = "gt"', 'detector = ""'),
+        "eval.toml:10: [extract] detector = '' names no detector\n",
+    ),
     "out etc": (
         CONFIG.replace('out = "run"', 'out = "/etc"'),
         "eval.toml:1: out = '/etc' is /etc, a system folder; the run would write its folders "
