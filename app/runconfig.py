@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from metalogic.app.configreader import Reader, line_of, shown, strings, table, valid
 from metalogic.app.runpaths import detector_problem, out_folder
-from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
+from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.facts import display_path
 
 SCENARIOS = ("household", "tabletop", "drone")
@@ -99,65 +99,6 @@ CHECK_KEYS = {"engine", "const", "rules", "mrs"}
 REPORT_KEYS = {"enabled"}
 
 
-class _Reader:
-    def __init__(self, path: Path, text: str) -> None:
-        self.path, self.lines, self.problems = path, text.splitlines(), []  # type: ignore[var-annotated]
-        self.scope: tuple[str, int] | None = None  # the [[table]] entry being read: (name, 1-based)
-
-    def where(self, key: str) -> tuple[str, str, int]:
-        """The line that sets `key` (or opens the table `[key]`): within the [[table]] entry being
-        read (the second agent's `name` is on its own line, not the first agent's), else the first."""
-        start = self._scope_start()
-        first = start or 0
-        for i, line in enumerate(self.lines[first:], start=first + 1):
-            s = line.strip()
-            if start is not None and i > first + 1 and s.startswith("["):
-                break  # the entry ended
-            if s.startswith((f"{key} ", f"{key}=", f"[{key}]", f"[[{key}]]")):
-                return f"{display_path(self.path)}:{i}", line, line.find(key) + 1
-        if start is not None:  # a key the entry does not set (spec missing): the entry's header
-            return f"{display_path(self.path)}:{first + 1}", self.lines[first], 1
-        return display_path(self.path), "", 0
-
-    def _scope_start(self) -> int | None:
-        """The 0-based index of the line opening the entry in scope (None: no scope, or not found)."""
-        if self.scope is None:
-            return None
-        name, n = self.scope
-        seen = 0
-        for i, line in enumerate(self.lines):
-            if line.strip().startswith(f"[[{name}]]"):
-                seen += 1
-                if seen == n:
-                    return i
-        return None
-
-    def fail(self, key: str, what: str, expected: str, fix: str = "") -> None:
-        where, src, col = self.where(key)
-        self.problems.append(
-            Problem(what, where=where, source_line=src, column=col, expected=expected, fix=fix)
-        )
-
-    def keys(self, table: dict[str, Any], allowed: set[str], section: str) -> None:
-        for k in table:
-            if k not in allowed:
-                hint = did_you_mean(k, sorted(allowed))
-                self.fail(
-                    k,
-                    f"unknown key '{k}' in [{section}]",
-                    "one of " + ", ".join(sorted(allowed)),
-                    hint or f"remove '{k}'",
-                )
-
-    def typed(self, table: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
-        v = table.get(key)
-        bool_ok = kind is bool or (isinstance(kind, tuple) and bool in kind)
-        if v is not None and (not isinstance(v, kind) or (isinstance(v, bool) and not bool_ok)):
-            self.fail(key, f"'{key}' is {type(v).__name__} {v!r}", what)
-            return None
-        return v
-
-
 def load_config(path: str | Path, out_anywhere: bool = False) -> RunConfig:
     """The run configuration at `path`, every setting checked; `out_anywhere` lets `out` be a
     system folder or the metalogic checkout (refused otherwise: a run writes folders into `out`)."""
@@ -192,7 +133,7 @@ def load_config(path: str | Path, out_anywhere: bool = False) -> RunConfig:
             where=display_path(p),
             expected="a TOML file (key = value, [table], [[array of tables]])",
         ) from None
-    r = _Reader(p, text)
+    r = Reader(p, text)
     r.keys(data, SECTIONS, "top level")
     out = r.typed(data, "out", str, "a folder path (string)") or p.with_suffix("").name
     if "\0" in out:
@@ -200,12 +141,12 @@ def load_config(path: str | Path, out_anywhere: bool = False) -> RunConfig:
         out = p.with_suffix("").name
     worlds = tuple(_worlds(r, data.get("world", []), p.resolve().parent))
     r.scope = None
-    extract = _table(r, data, "extract", EXTRACT_KEYS)
-    generate = _table(r, data, "generate", GENERATE_KEYS)
+    extract = table(r, data, "extract", EXTRACT_KEYS)
+    generate = table(r, data, "generate", GENERATE_KEYS)
     agents = tuple(_agents(r, data.get("agent", [])))
     r.scope = None
-    check = _table(r, data, "check", CHECK_KEYS)
-    report = _table(r, data, "report", REPORT_KEYS)
+    check = table(r, data, "check", CHECK_KEYS)
+    report = table(r, data, "report", REPORT_KEYS)
     _check_extract(r, extract, p.resolve().parent)
     _check_generate(r, generate)
     _check_check(r, check)
@@ -244,45 +185,12 @@ def load_config(path: str | Path, out_anywhere: bool = False) -> RunConfig:
     if problem is not None:
         r.fail("out", *problem)
     if r.problems:
-        raise MetalogicError(sorted(r.problems, key=_line_of))  # in the order of the file
+        raise MetalogicError(sorted(r.problems, key=line_of))  # in the order of the file
     assert out_path is not None
     return RunConfig(p, out_path, worlds, extract, generate, agents, check, bool(report.get("enabled", True)))
 
 
-def _line_of(problem: Problem) -> int:
-    """The line a problem is at (problems with no line come last)."""
-    number = problem.where.rpartition(":")[2]
-    return int(number) if number.isdigit() else 1 << 30
-
-
-def _valid(r: _Reader, key: str, check: Callable[[Any], object], value: Any) -> None:
-    """Run one of the stages' own checks on a setting now, before anything runs; its error is
-    reported at the setting's line."""
-    try:
-        check(value)
-    except MetalogicError as err:
-        first = err.problems[0]
-        r.fail(key, first.what, first.expected, first.fix)
-
-
-def _strings(r: _Reader, table: dict[str, Any], key: str, what: str) -> list[str] | None:
-    """A setting that is a string or a list of strings."""
-    v = table.get(key)
-    if v is None:
-        return None
-    items = [v] if isinstance(v, str) else v
-    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-        r.fail(key, f"'{key}' is {type(v).__name__} {_shown(v)}", what)
-        return None
-    return items
-
-
-def _shown(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _check_extract(r: _Reader, extract: dict[str, Any], base: Path) -> None:
+def _check_extract(r: Reader, extract: dict[str, Any], base: Path) -> None:
     det = r.typed(
         extract, "detector", str, 'a detector name ("gt", "default") or the path of a .pt weights file'
     )
@@ -297,7 +205,7 @@ def _check_extract(r: _Reader, extract: dict[str, Any], base: Path) -> None:
         r.fail("imgsz", f"imgsz = {imgsz} is outside 32..8192", "a whole number of pixels, such as 640")
 
 
-def _check_generate(r: _Reader, generate: dict[str, Any]) -> None:
+def _check_generate(r: Reader, generate: dict[str, Any]) -> None:
     from metalogic.engine.generate import parse_limit, parse_scs
     from metalogic.engine.generate_combos import check_strategy
 
@@ -305,43 +213,43 @@ def _check_generate(r: _Reader, generate: dict[str, Any]) -> None:
     if isinstance(scs, str):
         r.fail(
             "sc",
-            f"[generate] sc = {_shown(scs)} is one string, not a list of capabilities",
+            f"[generate] sc = {shown(scs)} is one string, not a list of capabilities",
             'a list of capabilities, e.g. sc = ["sc1a", "sc2"]',
-            f"write sc = [{_shown(scs)}]".replace("'", '"'),
+            f"write sc = [{shown(scs)}]".replace("'", '"'),
         )
-    elif _strings(r, generate, "sc", 'a list of capabilities, e.g. sc = ["sc1a", "sc2"]') is not None:
-        _valid(r, "sc", parse_scs, scs)
+    elif strings(r, generate, "sc", 'a list of capabilities, e.g. sc = ["sc1a", "sc2"]') is not None:
+        valid(r, "sc", parse_scs, scs)
     seed = r.typed(generate, "seed", int, "a whole number, at least 0")
     if seed is not None and not 0 <= seed < 2**63:
         r.fail("seed", f"seed = {seed} is outside 0..2**63-1", "a whole number, at least 0")
     limit = r.typed(generate, "max_per_trajectory", (int, str), 'a whole number of combinations, or "all"')
     if limit is not None:
-        _valid(r, "max_per_trajectory", parse_limit, limit)
+        valid(r, "max_per_trajectory", parse_limit, limit)
     strategy = r.typed(generate, "strategy", str, '"share" or "spread"')
     if strategy is not None:
-        _valid(r, "strategy", check_strategy, strategy)
+        valid(r, "strategy", check_strategy, strategy)
 
 
-def _check_check(r: _Reader, check: dict[str, Any]) -> None:
+def _check_check(r: Reader, check: dict[str, Any]) -> None:
     const = r.typed(check, "const", dict, "a table of parameter = value, e.g. const = { eps = 0.1 }")
     for name, value in (const or {}).items():
         if not isinstance(value, int | float) or isinstance(value, bool):
             r.fail(
                 name,
-                f"const {name} = {_shown(value)} is not a number",
+                f"const {name} = {shown(value)} is not a number",
                 "a number, e.g. const = { eps = 0.1 }",
             )
     rules = r.typed(check, "rules", list, 'a list of rule folders, e.g. rules = ["my_rules"]')
     if rules is not None and not all(isinstance(x, str) and x and "\0" not in x for x in rules):
-        r.fail("rules", f"rules = {_shown(rules)} is not a list of folder names", 'e.g. rules = ["my_rules"]')
-    _strings(r, check, "mrs", 'MR sets or ids, e.g. mrs = "paper" or mrs = ["mr1", "mr7"]')
+        r.fail("rules", f"rules = {shown(rules)} is not a list of folder names", 'e.g. rules = ["my_rules"]')
+    strings(r, check, "mrs", 'MR sets or ids, e.g. mrs = "paper" or mrs = ["mr1", "mr7"]')
     engine = check.get("engine")
     if engine is not None and not isinstance(engine, str):
-        r.fail("engine", f"'engine' is {type(engine).__name__} {_shown(engine)}", "clingo, prolog or both")
+        r.fail("engine", f"'engine' is {type(engine).__name__} {shown(engine)}", "clingo, prolog or both")
         check.pop("engine")
 
 
-def _file_name_clashes(r: _Reader, names: list[str]) -> None:
+def _file_name_clashes(r: Reader, names: list[str]) -> None:
     """Two different agent names whose answers would go to one file (or one stage record)."""
     from metalogic.agents.store import slug
 
@@ -363,16 +271,7 @@ def _file_name_clashes(r: _Reader, names: list[str]) -> None:
                 )
 
 
-def _table(r: _Reader, data: dict[str, Any], name: str, allowed: set[str]) -> dict[str, Any]:
-    t = data.get(name, {})
-    if not isinstance(t, dict):
-        r.fail(name, f"'{name}' must be a table", f"[{name}] with keys " + ", ".join(sorted(allowed)))
-        return {}
-    r.keys(t, allowed, name)
-    return t
-
-
-def _worlds(r: _Reader, items: Any, base: Path) -> list[World]:
+def _worlds(r: Reader, items: Any, base: Path) -> list[World]:
     if not isinstance(items, list):
         r.fail("world", "'world' must be an array of tables", "[[world]] entries")
         return []
@@ -380,7 +279,7 @@ def _worlds(r: _Reader, items: Any, base: Path) -> list[World]:
     for i, w in enumerate(items, start=1):
         r.scope = ("world", i)
         if not isinstance(w, dict):
-            r.fail("world", f"world {i} is {type(w).__name__} {_shown(w)}, not a table", "[[world]] tables")
+            r.fail("world", f"world {i} is {type(w).__name__} {shown(w)}, not a table", "[[world]] tables")
             continue
         r.keys(w, WORLD_KEYS, "world")
         texts = {
@@ -394,7 +293,7 @@ def _worlds(r: _Reader, items: Any, base: Path) -> list[World]:
         if not SAFE_NAME.fullmatch(name):
             r.fail(
                 "name",
-                f"world name {_shown(name)} cannot name a stage",
+                f"world name {shown(name)} cannot name a stage",
                 "letters, digits, '_', '-' and '.', not starting with '.', at most 64 characters",
                 "give the world a plain name = ...",
             )
@@ -402,7 +301,7 @@ def _worlds(r: _Reader, items: Any, base: Path) -> list[World]:
         if "size" in w:
             from metalogic.extract.simulate import parse_size
 
-            _valid(r, "size", parse_size, w["size"])
+            valid(r, "size", parse_size, w["size"])
         if bool(scenario) == bool(source):
             r.fail(
                 "world",
@@ -430,7 +329,7 @@ def _worlds(r: _Reader, items: Any, base: Path) -> list[World]:
         elif source and not _exists(base, w["path"]):
             r.fail(
                 "path",
-                f"world '{name}': import source {_shown(w['path'])} does not exist",
+                f"world '{name}': import source {shown(w['path'])} does not exist",
                 "an existing file or folder, relative to the configuration",
                 "fix path = ... in the [[world]] table",
             )
@@ -465,7 +364,7 @@ def _exists(base: Path, path: str) -> bool:
         return False
 
 
-def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
+def _agents(r: Reader, items: Any) -> list[AgentEntry]:
     if not isinstance(items, list):
         r.fail("agent", "'agent' must be an array of tables", "[[agent]] entries")
         return []
@@ -473,7 +372,7 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
     for i, a in enumerate(items, start=1):
         r.scope = ("agent", i)
         if not isinstance(a, dict):
-            r.fail("agent", f"agent {i} is {type(a).__name__} {_shown(a)}, not a table", "[[agent]] tables")
+            r.fail("agent", f"agent {i} is {type(a).__name__} {shown(a)}, not a table", "[[agent]] tables")
             continue
         before = len(r.problems)
         r.keys(a, AGENT_KEYS, "agent")
@@ -498,7 +397,7 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         if not isinstance(prompting, str):
             r.fail(
                 "prompting",
-                f"'prompting' is {type(prompting).__name__} {_shown(prompting)}",
+                f"'prompting' is {type(prompting).__name__} {shown(prompting)}",
                 "one of " + ", ".join(PROMPTINGS),
             )
             continue
@@ -520,7 +419,7 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         elif agent_kind in REFERENCE and prompting != "direct":
             r.fail(
                 "prompting",
-                f"prompting = {_shown(prompting)} does not apply to the reference agent '{agent_kind}'",
+                f"prompting = {shown(prompting)} does not apply to the reference agent '{agent_kind}'",
                 "no prompting = ... for " + ", ".join(REFERENCE),
                 "remove prompting = ... from this [[agent]]",
             )
@@ -537,7 +436,7 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         if isinstance(a.get("name"), str):
             from metalogic.agents.store import check_agent_name
 
-            _valid(r, "name", check_agent_name, a["name"])
+            valid(r, "name", check_agent_name, a["name"])
         view = r.typed(a, "view", str, "auto, image or text")
         if view is not None and view not in VIEWS:
             r.fail("view", f"unknown view '{view}'", "auto, image or text", did_you_mean(view, VIEWS))
@@ -546,7 +445,7 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         options = r.typed(a, "options", dict, "a table of server options, e.g. options = { top_k = 20 }")
         for k, v in (options or {}).items():
             if not isinstance(v, str | int | float | bool):
-                r.fail(k, f"option {k} = {_shown(v)} is not a plain value", "a string, number or true/false")
+                r.fail(k, f"option {k} = {shown(v)} is not a plain value", "a string, number or true/false")
         structured = r.typed(a, "structured", (bool, str), '"auto", "on" or "off" (or true / false)')
         settings = {k: v for k, v in a.items() if k not in ("spec", "prompting", "limit")}
         if isinstance(structured, bool):  # true / false mean on / off, as --structured takes them

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from metalogic.app.configreader import shown
 from metalogic.engine.errors import did_you_mean
 
 Problem = tuple[str, str, str]  # what, expected, fix
@@ -36,11 +37,6 @@ TEMP_FOLDERS = ("/var/tmp", "/run/user")
 CODE_FOLDERS = ("agents", "app", "engine", "extract", "logic", "memory", "metalogic", "tests", "docs")
 # How an Ultralytics weights file (.pt, written by torch.save) starts: a zip archive, or a pickle.
 WEIGHTS_MAGIC = (b"PK\x03\x04", b"\x80")
-
-
-def shown(v: object) -> str:
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def out_folder(base: Path, out: str, anywhere: bool) -> tuple[Path | None, Problem | None]:
