@@ -99,10 +99,14 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
             expected="the run.json that 'metalogic check --out' writes, unedited",
             fix=_rerun(folder, data),
         )
-    params = data.get("params")
-    if isinstance(params, dict) and not all(type(v) is int for v in params.values()):
+    for key in ("params", "param_scale"):
+        numbers = data.get(key, {})
+        if key == "params" and not isinstance(numbers, dict):
+            continue  # reported below: no valid 'params' entry
+        if isinstance(numbers, dict) and all(type(v) is int for v in numbers.values()):
+            continue
         raise MetalogicError.single(
-            "the check manifest's 'params' are not all whole numbers",
+            f"the check manifest's '{key}' is not a table of whole numbers",
             where=str(path),
             expected="the run.json that 'metalogic check --out' writes, unedited",
             fix=_rerun(folder, data),

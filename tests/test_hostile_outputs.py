@@ -235,3 +235,21 @@ def test_compare_out_where_nothing_can_be_written_is_one_error(pristine: tuple[P
     assert err.endswith(
         "  expected: --out a file in a folder you can write to\n  fix: choose another --out\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("params", {"eps": "abc"}), ("param_scale", {"eps": 1.5}), ("param_scale", [1])]
+)
+def test_manifest_numbers_of_another_kind_are_one_error(
+    tmp_path: Path, pristine: tuple[Path, Path], key: str, value: object
+) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(pristine[1], out)
+    manifest = json.loads((out / "run.json").read_text())
+    manifest[key] = value
+    (out / "run.json").write_text(json.dumps(manifest))
+    code, _out, err = run_cli("report", str(out), "--no-plots", "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(
+        f"error: {out / 'run.json'}: the check manifest's '{key}' is not a table of whole numbers\n"
+    )
