@@ -33,7 +33,7 @@ from metalogic.engine.checkout import (
     sha256_of,
     write_check_output,
 )
-from metalogic.engine.checkvalues import first_bad_value, manifest_problem
+from metalogic.engine.checkvalues import first_bad_value, manifest_entry_problem, manifest_problem
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.results import Rows
 
@@ -99,21 +99,10 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
             expected="the run.json that 'metalogic check --out' writes, unedited",
             fix=_rerun(folder, data),
         )
-    for key in ("params", "param_scale"):
-        numbers = data.get(key, {})
-        if key == "params" and not isinstance(numbers, dict):
-            continue  # reported below: no valid 'params' entry
-        if isinstance(numbers, dict) and all(type(v) is int for v in numbers.values()):
-            continue
+    entry = manifest_entry_problem(data)
+    if entry:
         raise MetalogicError.single(
-            f"the check manifest's '{key}' is not a table of whole numbers",
-            where=str(path),
-            expected="the run.json that 'metalogic check --out' writes, unedited",
-            fix=_rerun(folder, data),
-        )
-    if "testcases" in data and not (type(data["testcases"]) is int and data["testcases"] >= 0):
-        raise MetalogicError.single(
-            f"the check manifest's 'testcases' is {str(data['testcases'])[:40]!r}, not a count",
+            f"the check manifest is not one check writes: {entry}",
             where=str(path),
             expected="the run.json that 'metalogic check --out' writes, unedited",
             fix=_rerun(folder, data),

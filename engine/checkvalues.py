@@ -100,6 +100,68 @@ def _text_chars(s: pl.Series) -> int:
     return 0
 
 
+# What the manifest's entries that report and compare read must be (an entry may be missing; the
+# tables, options and kind are checked by engine/checkread.py). One line per entry.
+MANIFEST_ENTRIES: dict[str, str] = {
+    "engine": "text",
+    "facts_dir": "text",
+    "facts_root": "text",
+    "scene_root": "text",
+    "facts_digest": "text",
+    "facts": "count",
+    "testcases": "count",
+    "violations": "count",
+    "files": "list of text",
+    "agents": "list of text",
+    "rules": "table of text",
+    "params": "table of whole numbers",
+    "param_scale": "table of whole numbers from 1",
+    "mrs": "list of MRs",
+}
+MR_ENTRY = {"id": "text", "name": "text", "law": "text", "serves": "list of text"}
+
+
+def _is(kind: str, v: Any) -> bool:
+    if kind == "text":
+        return isinstance(v, str)
+    if kind == "count":
+        return type(v) is int and v >= 0
+    if kind == "list of text":
+        return isinstance(v, list) and all(isinstance(x, str) for x in v)
+    if kind == "table of text":
+        return isinstance(v, dict) and all(isinstance(x, str) for x in v.values())
+    if kind == "table of whole numbers":
+        return isinstance(v, dict) and all(type(x) is int for x in v.values())
+    if kind == "table of whole numbers from 1":
+        return isinstance(v, dict) and all(type(x) is int and x >= 1 for x in v.values())
+    if kind == "list of MRs":
+        return isinstance(v, list) and all(
+            isinstance(m, dict) and all(_is(k, m.get(f)) for f, k in MR_ENTRY.items()) for m in v
+        )
+    return False
+
+
+def manifest_entry_problem(data: dict[str, Any]) -> str:
+    """The first entry of a manifest that is not what MANIFEST_ENTRIES says ('' when none is)."""
+    for key, kind in MANIFEST_ENTRIES.items():
+        if key in data and not _is(kind, data[key]):
+            shown = repr(data[key])
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            return f"'{key}' is {shown}, not {NOUNS[kind]}"
+    return ""
+
+
+NOUNS = {
+    "text": "text",
+    "count": "a whole number from 0",
+    "list of text": "a list of text",
+    "table of text": "a table of text",
+    "table of whole numbers": "a table of whole numbers",
+    "table of whole numbers from 1": "a table of whole numbers from 1",
+    "list of MRs": "a list of MRs (each with the text id, name and law, and serves: a list of text)",
+}
+
+
 def manifest_problem(data: Any) -> str:
     """What is wrong with a manifest's shape ('' when nothing is): nested deeper than
     MANIFEST_DEPTH, a string longer than MANIFEST_CHARS, a number that is not finite. Walked

@@ -238,18 +238,37 @@ def test_compare_out_where_nothing_can_be_written_is_one_error(pristine: tuple[P
 
 
 @pytest.mark.parametrize(
-    ("key", "value"), [("params", {"eps": "abc"}), ("param_scale", {"eps": 1.5}), ("param_scale", [1])]
+    ("key", "value", "what"),
+    [
+        ("params", {"eps": "abc"}, "'params' is {'eps': 'abc'}, not a table of whole numbers"),
+        ("param_scale", {"eps": 0}, "'param_scale' is {'eps': 0}, not a table of whole numbers from 1"),
+        ("facts", "x", "'facts' is 'x', not a whole number from 0"),
+        ("testcases", -1, "'testcases' is -1, not a whole number from 0"),
+        ("files", 5, "'files' is 5, not a list of text"),
+        ("rules", [1], "'rules' is [1], not a table of text"),
+        (
+            "mrs",
+            [1],
+            "'mrs' is [1], not a list of MRs (each with the text id, name and law, and serves: a list",
+        ),
+        ("agents", [None], "'agents' is [None], not a list of text"),
+    ],
 )
-def test_manifest_numbers_of_another_kind_are_one_error(
-    tmp_path: Path, pristine: tuple[Path, Path], key: str, value: object
+def test_a_manifest_entry_of_another_kind_is_one_error(
+    tmp_path: Path, pristine: tuple[Path, Path], key: str, value: object, what: str
 ) -> None:
+    """Each once a TypeError, ValueError or ZeroDivisionError traceback in report or compare."""
     out = tmp_path / "out"
     shutil.copytree(pristine[1], out)
     manifest = json.loads((out / "run.json").read_text())
     manifest[key] = value
     (out / "run.json").write_text(json.dumps(manifest))
-    code, _out, err = run_cli("report", str(out), "--no-plots", "--out", str(tmp_path / "r.html"))
-    assert code == 2 and "Traceback" not in err
-    assert err.startswith(
-        f"error: {out / 'run.json'}: the check manifest's '{key}' is not a table of whole numbers\n"
-    )
+    for args in (
+        ("report", str(out), "--no-plots", "--out", str(tmp_path / "r.html")),
+        ("compare", str(out), str(out), "--agent", "steady", "--agent", "mirror"),
+    ):
+        code, _out, err = run_cli(*args)
+        assert code == 2 and "Traceback" not in err, err
+        assert err.startswith(
+            f"error: {out / 'run.json'}: the check manifest is not one check writes: {what}"
+        ), err
