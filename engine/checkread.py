@@ -217,7 +217,14 @@ def _read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pl.Data
             fix=_rerun(folder, manifest),
         )
     info = entry["files"][fmt]
-    path = folder / Path(str(info.get("name", ""))).name
+    if not isinstance(info, dict) or not isinstance(info.get("name"), str):
+        raise MetalogicError.single(
+            f"the check manifest's entry for the {fmt} file of the '{name}' table names no file",
+            where=str(folder / MANIFEST),
+            expected='{"name": FILE, "sha256": DIGEST}, as check writes it',
+            fix=_rerun(folder, manifest),
+        )
+    path = folder / Path(info["name"]).name
     if not path.is_file():
         raise _corrupt(path, "the file is missing", folder, manifest)
     if sha256_of(path) != info.get("sha256"):

@@ -272,3 +272,17 @@ def test_a_manifest_entry_of_another_kind_is_one_error(
         assert err.startswith(
             f"error: {out / 'run.json'}: the check manifest is not one check writes: {what}"
         ), err
+
+
+def test_a_table_entry_of_another_kind_is_one_error(tmp_path: Path, pristine: tuple[Path, Path]) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(pristine[1], out)
+    manifest = json.loads((out / "run.json").read_text())
+    manifest["tables"]["scores"]["files"]["json"] = 5
+    (out / "run.json").write_text(json.dumps(manifest))
+    code, _out, err = run_cli("compare", str(out), str(out), "--agent", "steady", "--agent", "mirror")
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(
+        f"error: {out / 'run.json'}: the check manifest's entry for the json file of the 'scores' table "
+        "names no file\n"
+    ), err
