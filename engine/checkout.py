@@ -33,7 +33,7 @@ import polars as pl
 from metalogic import __version__
 from metalogic.engine.check import CheckResult
 from metalogic.engine.results import label
-from metalogic.engine.tables import COUNT, NAME, ORDERED, SCHEMAS, SHARE, TEXT, VALUES, Values
+from metalogic.engine.tables import COUNT, KEY, NAME, ORDERED, SCHEMAS, SHARE, TEXT, VALUES, Values
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
 
@@ -96,18 +96,24 @@ REPLY = Values(null=True, chars=4 * 2**20)  # a model's raw reply: at most the 4
 COLUMN_VALUES: dict[str, dict[str, Values]] = {
     **VALUES,
     "answers": {
-        "agent": NAME,
-        "query": NAME,
+        "agent": KEY,
+        "query": KEY,
         "sc": NAME,
-        "answer": TEXT,
+        "answer": NAME,
         "raw_reply": REPLY,
         "cases": COUNT,
         "violations": COUNT,
     },
-    "questions": {"query": NAME, "content": TEXT, "form": NAME, "sc": NAME, "truth": TEXT},
-    "accuracy": {
-        "agent": NAME,
+    "questions": {
+        "query": KEY,
+        "content": Values(chars=100_000, term=True),
+        "form": NAME,
         "sc": NAME,
+        "truth": NAME,
+    },
+    "accuracy": {
+        "agent": KEY,
+        "sc": KEY,
         "answers": COUNT,
         "with_truth": COUNT,
         "correct": COUNT,
@@ -121,16 +127,16 @@ COLUMN_VALUES: dict[str, dict[str, Values]] = {
         "untested_wrong": COUNT,
     },
     "frames": {
-        "trajectory": NAME,
+        "trajectory": KEY,
         "state": COUNT,
         "path": TEXT,
         "image_width": PIXELS,
         "image_height": PIXELS,
     },
     "boxes": {
-        "trajectory": NAME,
+        "trajectory": KEY,
         "state": COUNT,
-        "object": NAME,
+        "object": KEY,
         "class": NAME,
         "x1": COORD,
         "y1": COORD,

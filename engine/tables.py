@@ -76,54 +76,59 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 class Values:
     """What a column may hold beyond its type, checked when `report` and `compare` read a check
     output back (engine/checkvalues.py): numbers finite and within [low, high], text (and each item
-    of a list of text) at most `chars` characters, null (an empty cell) only where `null` says."""
+    of a list of text) at most `chars` characters, null (an empty cell) only where `null` says (and,
+    with `null_if_zero`, only in rows where that column is 0), text that reads as one term."""
 
     low: float | None = None
     high: float | None = None
     null: bool = False
     chars: int = 0
+    null_if_zero: str = ""
+    term: bool = False
 
 
 COUNT = Values(0, 2**53)  # a number of cases, answers, objects, a state index
-SHARE = Values(0, 1, null=True)  # a score, bound, rate or accuracy; empty when it has no cases
+SHARE = Values(0, 1, null=True)  # a rate or accuracy; empty when it has nothing to count
+SCORE = Values(0, 1, null=True, null_if_zero="cases")  # a score or its bounds: empty only without cases
 PER = Values(0, 2**53, null=True)  # errors per trajectory or per object; empty when there are none
-NAME = Values(null=True, chars=1_000)  # an agent (at most 200 characters), capability, MR, id, value
-TEXT = Values(null=True, chars=100_000)  # a reason, a fact, a query's content, a frame's path
+KEY = Values(chars=1_000)  # an agent (at most 200 characters), capability, MR, id: never empty
+NAME = Values(null=True, chars=1_000)  # a value that may be missing: an answer, the evidence
+TEXT = Values(null=True, chars=100_000)  # a reason, a fact, a frame's path
 
 # The values of every column of the result tables: one line per column, and a column without one is
 # a failing test (tests/test_hostile_outputs.py).
-COUNT_VALUES = {"agent": NAME, "sc": NAME, "cases": COUNT, "violations": COUNT, "score": SHARE}
+COUNT_VALUES = {"agent": KEY, "sc": KEY, "cases": COUNT, "violations": COUNT, "score": SCORE}
 VALUES: dict[str, dict[str, Values]] = {
     "scores": {
-        "agent": NAME,
-        "sc": NAME,
-        "capability": NAME,
+        "agent": KEY,
+        "sc": KEY,
+        "capability": KEY,
         "cases": COUNT,
         "violations": COUNT,
         "invalid": COUNT,
-        "score": SHARE,
-        "ci_low": SHARE,
-        "ci_high": SHARE,
+        "score": SCORE,
+        "ci_low": SCORE,
+        "ci_high": SCORE,
         "evidence": NAME,
         "pooled_cases": COUNT,
         "pooled_violations": COUNT,
-        "pooled_score": SHARE,
+        "pooled_score": Values(0, 1, null=True, null_if_zero="pooled_cases"),
     },
-    "scores_by_set": {"set": NAME, **COUNT_VALUES},
-    "scores_by_mr": {"mr": NAME, **COUNT_VALUES},
+    "scores_by_set": {"set": KEY, **COUNT_VALUES},
+    "scores_by_mr": {"mr": KEY, **COUNT_VALUES},
     "violations": {
-        "agent": NAME,
-        "case": NAME,
-        "mr": NAME,
-        "sc": NAME,
+        "agent": KEY,
+        "case": KEY,
+        "mr": KEY,
+        "sc": KEY,
         "reason": TEXT,
         "trajectory": NAME,
         "facts": TEXT,
     },
-    "trajectories": {"agent": NAME, "trajectory": NAME, "cases": COUNT, "violations": COUNT},
-    "objects": {"agent": NAME, "trajectory": NAME, "object": NAME, "cases": COUNT, "violations": COUNT},
+    "trajectories": {"agent": KEY, "trajectory": KEY, "cases": COUNT, "violations": COUNT},
+    "objects": {"agent": KEY, "trajectory": KEY, "object": KEY, "cases": COUNT, "violations": COUNT},
     "error_rates": {
-        "agent": NAME,
+        "agent": KEY,
         "cases": COUNT,
         "violations": COUNT,
         "error_rate": SHARE,

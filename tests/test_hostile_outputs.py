@@ -89,6 +89,17 @@ BAD = {
         set_value(0, errors_per_object=float("inf")),
         "row 1: column 'errors_per_object' holds inf, outside 0..",
     ),
+    "empty agent": ("scores", set_value(0, agent=None), "row 1: column 'agent' is empty\n"),
+    "empty score with cases": (
+        "scores",
+        set_value(0, score=None),
+        "row 1: column 'score' is empty (it may be only where cases is 0)",
+    ),
+    "content not a term": (
+        "questions",
+        set_value(1, content="../../x"),
+        "row 2: column 'content' holds '../../x', which is not a term",
+    ),
     "long reason": (
         "violations",
         set_value(0, reason="x" * 100_001),
