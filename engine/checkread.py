@@ -190,6 +190,18 @@ class CheckOutput:
         )
 
 
+def table_file(folder: Path, name: str, manifest: Mapping[str, Any]) -> Path:
+    """The file a table of a check output was read from (the first of READ_ORDER it has)."""
+    files = manifest["tables"][name]["files"]
+    fmt = next(f for f in READ_ORDER if f in files)
+    return folder / Path(files[fmt]["name"]).name
+
+
+def corrupt(path: Path, what: str, folder: Path, manifest: Mapping[str, Any]) -> MetalogicError:
+    """A table whose content is not what check writes: one error naming the file (and row)."""
+    return _corrupt(path, what, folder, manifest)
+
+
 def _corrupt(path: Path, what: str, folder: Path, manifest: Mapping[str, Any]) -> MetalogicError:
     return MetalogicError.single(
         f"corrupt check table: {what}",

@@ -67,10 +67,6 @@ def _column(df: pl.DataFrame, col: str, want: Values) -> str:
             row = bad.row(0, named=True)["_row"] + 1
             unless = f" (it may be only where {want.null_if_zero} is 0)" if want.null_if_zero else ""
             return f"row {row}: column '{col}' is empty{unless}"
-    if want.term:
-        found = _first_non_term(s)
-        if found is not None:
-            return f"row {found[0]}: column '{col}' holds {found[1]}, which is not a term"
     if s.dtype.is_numeric():
         test = ~pl.col(col).is_finite() if s.dtype.is_float() else pl.lit(False)
         if want.low is not None:
@@ -92,21 +88,6 @@ def _column(df: pl.DataFrame, col: str, want: Values) -> str:
             r = bad.row(0, named=True)
             return f"row {r['_row'] + 1}: column '{col}' holds a text longer than {want.chars:,} characters"
     return ""
-
-
-def _first_non_term(s: pl.Series) -> tuple[int, str] | None:
-    """The first value (row from 1, shown) that does not read as one term, as the facts reader
-    reads terms; None when every value does."""
-    from metalogic.engine.terms import ParseError, parse_term
-
-    for i, v in enumerate(s.to_list()):
-        if v is None:
-            continue
-        try:
-            parse_term(v)
-        except (ParseError, RecursionError, ValueError):
-            return i + 1, repr(v) if len(v) <= 60 else repr(v[:57]) + "..."
-    return None
 
 
 def _range(want: Values) -> str:

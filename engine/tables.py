@@ -77,14 +77,13 @@ class Values:
     """What a column may hold beyond its type, checked when `report` and `compare` read a check
     output back (engine/checkvalues.py): numbers finite and within [low, high], text (and each item
     of a list of text) at most `chars` characters, null (an empty cell) only where `null` says (and,
-    with `null_if_zero`, only in rows where that column is 0), text that reads as one term."""
+    with `null_if_zero`, only in rows where that column is 0)."""
 
     low: float | None = None
     high: float | None = None
     null: bool = False
     chars: int = 0
     null_if_zero: str = ""
-    term: bool = False
 
 
 COUNT = Values(0, 2**53)  # a number of cases, answers, objects, a state index
