@@ -163,3 +163,15 @@ def test_a_rule_file_that_is_not_utf8_is_one_clear_error(tmp_path: Path) -> None
     code, _out, err = run_cli("check", str(facts), "--rules", str(rules))
     assert code == 2
     assert err.startswith(f"error: {path}:1: height.lp is not UTF-8 text: byte 0xe9 at offset 21\n"), err
+
+
+def test_the_code_walk_finds_nothing_undefined_in_the_shipped_twins() -> None:
+    """The check that refuses a user's .pl twin, run on every shipped one (and the example MR): no
+    false alarm, so a refusal always names a real undefined call."""
+    from metalogic.engine.rules import load_ruleset
+    from metalogic.engine.session import Session
+
+    examples = Path(__file__).parent.parent / "examples" / "rules"
+    rules = load_ruleset([examples], engine="prolog")
+    assert len(rules.mrs) > 10
+    assert Session("prolog").load(*rules.pl_files).undefined_calls([m.pl for m in rules.mrs]) == []
