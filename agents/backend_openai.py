@@ -9,7 +9,9 @@ The server's replies are untrusted: --timeout bounds the whole request (a server
 body byte by byte is cut off), a reply body is read only up to MAX_BODY_BYTES (a server that sends
 gigabytes within the time limit is cut off too), and a body that is not a chat completion (not
 JSON, an HTML error page, JSON without `choices`, or one past that size) is a transient failure,
-retried like HTTP 503, never an answer.
+retried like HTTP 503, never an answer. So is any failure while the reply is read: a connection
+that breaks before, in or after the headers, a body shorter than its Content-Length, a malformed
+chunked body, a body that cannot be decoded: each is one failed attempt within the same --retries.
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ class OpenAIBackend(ChatBackend):
         # any other -o KEY=VALUE goes to the server in the request body (e.g. top_k=20 for vLLM)
         self.extra_body = {k: _json_value(v) for k, v in opts.items()}
         self._clients: dict[int, Any] = {}
+        httpx = _httpx(openai)
+        # what the HTTP layer raises while a body streams in (the SDK wraps only the request itself)
+        self._reading_errors: tuple[type[BaseException], ...] = (httpx.HTTPError, httpx.StreamError, OSError)
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -148,6 +153,8 @@ class OpenAIBackend(ChatBackend):
                 raise self._bad_request(exc) from None
             except self._openai.APIError as exc:
                 raise self._sorted(exc) from None
+            except self._reading_errors as exc:
+                raise TransientError(f"the connection broke while the reply was read: {_why(exc)}") from None
             return _completion(body, bool(flavour))
 
     async def _create(self, req: ChatRequest, flavour: str) -> bytes:
@@ -213,6 +220,12 @@ class OpenAIBackend(ChatBackend):
         if status in (408, 409, 425, 429) or (isinstance(status, int) and status >= 500):
             return TransientError(f"HTTP {status}: {_message(exc)}", _retry_after(exc))
         return RequestFailed(f"HTTP {status}: {_message(exc)}")
+
+
+def _why(exc: BaseException) -> str:
+    """What the HTTP layer said about a broken reply, on one line, cut to 200 characters."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text[:200]
 
 
 def _json_value(v: str) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,12 +55,42 @@ def frame_image(
     raw = path.read_bytes()
     mime = MIME.get(path.suffix.lower())
     if not boxes and not max_side and mime:
+        _identify(raw, path)  # sent as it is: it must be an image all the same
         return PromptImage(
             f"data:{mime};base64,{base64.b64encode(raw).decode()}", hashlib.sha256(raw).hexdigest(), caption
         )
     data = _draw(raw, boxes, max_side, path)
     return PromptImage(
         f"data:image/png;base64,{base64.b64encode(data).decode()}", hashlib.sha256(data).hexdigest(), caption
+    )
+
+
+def _identify(raw: bytes, path: Path) -> None:
+    """Refuse bytes that are no image (read from their header; nothing is decoded)."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    try:
+        with Image.open(io.BytesIO(raw)):
+            pass
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
+        raise _unreadable(path, raw, exc) from None
+
+
+def _unreadable(path: Path, raw: bytes, exc: Exception) -> MetalogicError:
+    """A frame PIL cannot read, named by its file (PIL names the in-memory buffer it read from,
+    '<_io.BytesIO object at 0x...>', which tells a user nothing)."""
+    from PIL import UnidentifiedImageError
+
+    if isinstance(exc, UnidentifiedImageError):
+        why = f"it is not an image file (it starts with {raw[:16]!r})"
+    else:
+        why = re.sub(r"<_io\.BytesIO object at 0x[0-9a-fA-F]+>", "the file", str(exc)) or type(exc).__name__
+    return MetalogicError.single(
+        f"cannot read frame image {path}: {why}",
+        expected="a PNG or JPEG file",
+        fix="re-extract the trajectory, or ask with --view text",
     )
 
 
@@ -74,11 +105,7 @@ def _draw(raw: bytes, boxes: list[tuple[str, Box]], max_side: int, path: Path) -
     try:
         img = Image.open(io.BytesIO(raw)).convert("RGB")
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:  # PIL's ways to fail
-        raise MetalogicError.single(
-            f"cannot read frame image {path}: {exc}",
-            expected="a PNG or JPEG file",
-            fix="re-extract the trajectory, or ask with --view text",
-        ) from None
+        raise _unreadable(path, raw, exc) from None
     scale = 1.0
     if max_side and max(img.size) > max_side:
         scale = max_side / max(img.size)

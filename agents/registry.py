@@ -81,7 +81,12 @@ KINDS: dict[str, Kind] = {
     "vllm": Kind("metalogic.agents.registry:_vllm", "required", "vllm:MODEL", 256),
     "llamacpp": Kind("metalogic.agents.registry:_llamacpp", "optional", "llamacpp or llamacpp:PATH.gguf", 1),
     "oracle": Kind("metalogic.agents.registry:_oracle", "none", "oracle"),
-    "noisy": Kind("metalogic.agents.registry:_noisy", "required", "noisy:P (0 <= P <= 1)"),
+    "noisy": Kind(
+        "metalogic.agents.registry:_noisy",
+        "required",
+        "noisy:P (0 <= P <= 1)",
+        check="metalogic.agents.reference:parse_noise",
+    ),
     "random": Kind("metalogic.agents.registry:_random", "none", "random"),
     "biased": Kind(
         "metalogic.agents.registry:_biased",

@@ -257,7 +257,13 @@ def _print_run(outcome: RunOutcome) -> None:
 
 @cli.command(name="run")
 @click.argument("config", type=click.Path())
-def run_cmd(config: str) -> None:
+@click.option(
+    "--out-anywhere",
+    is_flag=True,
+    help="Let out = ... be a system folder (/, /etc, /usr, ...), your home folder or the metalogic "
+    "checkout (refused otherwise: the run writes its folders there).",
+)
+def run_cmd(config: str, out_anywhere: bool) -> None:
     """Run the whole evaluation a TOML file describes: worlds, extraction, questions, agents,
     check and report. Stages whose inputs did not change are skipped.
 
@@ -266,7 +272,7 @@ def run_cmd(config: str) -> None:
     from metalogic.app.pipeline import run_pipeline
     from metalogic.app.runconfig import load_config
 
-    cfg = load_config(config)
+    cfg = load_config(config, out_anywhere=out_anywhere)
     _print_run(run_pipeline(cfg, lambda msg: click.echo(msg, err=True)))
 
 

@@ -331,7 +331,14 @@ def write_outputs(cmp: Comparison, outs: Sequence[str]) -> list[Path]:
                 fix="create the folder first or choose another --out",
             )
     for path, body in texts.items():
-        write_atomic(path, body.encode("utf-8"))
+        try:
+            write_atomic(path, body.encode("utf-8"))
+        except OSError as exc:  # /proc/x.csv, a read-only folder, a folder named like the file
+            raise MetalogicError.single(
+                f"cannot write {path}: {exc.strerror or exc}",
+                expected="--out a file in a folder you can write to",
+                fix="choose another --out",
+            ) from None
     return list(texts)
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,11 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from metalogic.app.runconfig import AgentEntry, RunConfig, World
+from metalogic.app.stagefiles import OWNED, foreign, keep_from_aside, listed, restore, set_aside
 from metalogic.app.stagekeys import code_hash, detector_hash, rules_hash, stage_key, tree_hash
 from metalogic.engine.errors import MetalogicError
 
 STATE_DIR = ".metalogic"
-OWNED = ".metalogic-owned"  # marks a stage's output folder as the run's own (replaced on a rerun)
+# A stage's folder, and the subfolders in it that belong to other stages (the ask stages' answers).
+FOLDERS = {
+    "trajectories": "trajectories",
+    "extract": "facts",
+    "generate": "questions",
+    "check": "check",
+    "report": "report",
+}
+OTHERS = {"generate": ["answers"]}
 
 
 @dataclass
@@ -52,6 +60,7 @@ class Runner:
         self.state = self.out / STATE_DIR
         self.outcome = RunOutcome(cfg)
         self._pending_folders: list[str] | None = None
+        self._written: dict[str, list[str]] = {}  # stage -> the files it wrote (relative to its folder)
         self._answer_files: set[str] = set()
 
     # -- bookkeeping ---------------------------------------------------------------------------
@@ -94,17 +103,9 @@ class Runner:
         self.outcome.stages.append(StageOutcome(name, "ran", secs, detail))
         return key
 
-    def _take_folder(self, stage: str, folder: Path) -> None:
-        """Empty `folder` for `stage` to write into, if it is the run's own (marked, or recorded by an
-        earlier run); a folder holding anyone else's files is refused, never deleted."""
-        self.check_folder(stage, folder)
-        if folder.exists():
-            shutil.rmtree(folder)
-        self._mark_folder(stage, folder)
-
     def _mark_folder(self, stage: str, folder: Path) -> None:
-        """Create `folder` (if missing) and mark it as the run's own."""
-        self.check_folder(stage, folder)
+        """Create `folder` (if missing) and mark it as the run's own (checked by check_folder before
+        any stage ran)."""
         folder.mkdir(parents=True, exist_ok=True)
         if not (folder / OWNED).exists():
             (folder / OWNED).write_text(
@@ -114,7 +115,8 @@ class Runner:
             )
 
     def check_folder(self, stage: str, folder: Path) -> None:
-        """Refuse a stage folder that holds files the run did not write."""
+        """Refuse a stage folder that holds files the run did not write: before any stage runs, so
+        that nothing is deleted."""
         if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
             raise MetalogicError.single(
                 f"{folder} is not a folder that 'metalogic run' can write its {stage} stage into",
@@ -123,7 +125,24 @@ class Runner:
                 fix=f"move {folder} away, or set out = ... to another folder",
             )
         if folder.exists():
-            ours = (folder / OWNED).exists() or any(self._record(s) for s in self._stages_of(stage))
+            records = [r for r in (self._record(s) for s in self._stages_of(stage)) if r]
+            ours = (folder / OWNED).exists() or bool(records)
+            bad = foreign(folder, records, OTHERS.get(stage, [])) if records else []
+            if bad:
+                label = "world stages" if stage == "trajectories" else f"{stage} stage"
+                more = (
+                    f" (and {len(bad) - 1} more file{'s' if len(bad) > 2 else ''} there)"
+                    if len(bad) > 1
+                    else ""
+                )
+                raise MetalogicError.single(
+                    f"{folder / bad[0]} is not a file 'metalogic run' wrote{more}; the {label} "
+                    f"replace{'' if stage == 'trajectories' else 's'} the files in {folder.name}/ when "
+                    f"{'they run' if stage == 'trajectories' else 'it runs'} again",
+                    where=str(self.cfg.path),
+                    expected=f"in {folder.name}/ only the files the {label} wrote (listed in {STATE_DIR}/)",
+                    fix=f"move {folder / bad[0]} out of {folder}, or set out = ... to another folder",
+                )
             if not ours and any(folder.iterdir()):
                 raise MetalogicError.single(
                     f"{folder} holds files that 'metalogic run' did not write; the "
@@ -138,7 +157,8 @@ class Runner:
         before folders were marked): the trajectories belong to the world stages."""
         if stage != "trajectories":
             return [stage]
-        return [f"world-{w.name}" for w in self.cfg.worlds]
+        listed_ = sorted(p.stem for p in self.state.glob("world-*.json")) if self.state.is_dir() else []
+        return list(dict.fromkeys([*(f"world-{w.name}" for w in self.cfg.worlds), *listed_]))
 
     def check_out(self) -> None:
         """The output folder must be a folder (or missing, under a folder)."""
@@ -176,7 +196,8 @@ class Runner:
                     fix="fix the folder name in rules = [...] under [check]",
                 )
         try:
-            rules = select_mrs(load_ruleset(self._rules_dirs()), check.get("mrs", "all"))
+            engine = str(check.get("engine", "both"))
+            rules = select_mrs(load_ruleset(self._rules_dirs(), engine=engine), check.get("mrs", "all"))
             resolve_params(rules, _const_settings(check))
         except MetalogicError as err:
             first = err.problems[0]
@@ -216,8 +237,12 @@ class Runner:
         return keys
 
     def _make_world(self, w: World, traj_root: Path, old: dict[str, Any]) -> str:
-        for folder in self._own_folders(old, traj_root):  # the world changed: drop what it made before
-            shutil.rmtree(traj_root / folder, ignore_errors=True)
+        # the world changed: what it made before goes once it is made again (and stays if that fails)
+        own = [traj_root / f for f in self._own_folders(old, traj_root)]
+        with set_aside(self.state, f"world-{w.name}", own, watch=traj_root):
+            return self._simulate_or_import(w, traj_root)
+
+    def _simulate_or_import(self, w: World, traj_root: Path) -> str:
         self._mark_folder("trajectories", traj_root)
         if w.scenario:
             from metalogic.extract.simulate import parse_size, simulate_episodes
@@ -245,6 +270,7 @@ class Runner:
         folders = sorted(p.name for p in paths)
         # remembered for the next run, so that a changed world replaces exactly its own folders
         self._pending_folders = folders
+        self._written[f"world-{w.name}"] = [f"{d}/{f}" for d in folders for f in listed(traj_root / d)]
         return f"{len(folders)} trajectories: {', '.join(folders)}"
 
     def _save(self, stage: str, record: dict[str, Any]) -> None:
@@ -254,6 +280,8 @@ class Runner:
         if stage.startswith("ask-"):
             record["files"] = sorted(self._answer_files)
             self._answer_files.clear()
+        if stage in self._written:
+            record["files"] = self._written.pop(stage)
         self.state.mkdir(parents=True, exist_ok=True)
         tmp = self.state / f".{stage}.json.tmp"
         tmp.write_text(json.dumps(record, indent=1, sort_keys=True))
@@ -276,7 +304,6 @@ class Runner:
             from metalogic.extract.pipeline import run_extract
             from metalogic.extract.tracking import DETECTORS
 
-            self._take_folder("extract", facts)
             opts: dict[str, Any] = {}
             if cfg.get("detector") not in (None, "default"):
                 det = str(cfg["detector"])
@@ -286,7 +313,10 @@ class Runner:
                 opts["conf"] = float(cfg["conf"])
             if "imgsz" in cfg:
                 opts["imgsz"] = int(cfg["imgsz"])
-            res = run_extract(self.out / "trajectories", facts, **opts)
+            with set_aside(self.state, "extract", [facts]):  # a failing extract keeps the old facts
+                self._mark_folder("extract", facts)
+                res = run_extract(self.out / "trajectories", facts, **opts)
+            self._written["extract"] = listed(facts)
             return f"{len(res.facts)} facts files, {res.detections} detections"
 
         return self.stage("extract", key, [facts], act)
@@ -299,15 +329,20 @@ class Runner:
         def act(_old: dict[str, Any]) -> str:
             from metalogic.engine.generate import generate
 
-            self._take_folder("generate", questions)  # answers to other questions are stale
-            res = generate(
-                self.out / "facts",
-                questions,
-                scs=cfg.get("sc", []),
-                max_per_trajectory=cfg.get("max_per_trajectory", 100),
-                seed=int(cfg.get("seed", 0)),
-                strategy=cfg.get("strategy", "share"),
-            )
+            # a failing generate keeps the old questions and every agent's answers; one that succeeds
+            # keeps the answers too (the ask stages, whose keys changed, ask again)
+            with set_aside(self.state, "generate", [questions]):
+                self._mark_folder("generate", questions)
+                res = generate(
+                    self.out / "facts",
+                    questions,
+                    scs=cfg.get("sc", []),
+                    max_per_trajectory=cfg.get("max_per_trajectory", 100),
+                    seed=int(cfg.get("seed", 0)),
+                    strategy=cfg.get("strategy", "share"),
+                )
+                keep_from_aside(self.state, "generate", questions, OTHERS["generate"])
+            self._written["generate"] = listed(questions, OTHERS["generate"])
             return f"{len(res.queries)} queries, {res.total_cases} test cases"
 
         return self.stage("generate", key, [questions / "queries.lp"], act)
@@ -394,9 +429,11 @@ class Runner:
             res = run_check(
                 questions, engine=engine, rules_dirs=self._rules_dirs(), settings=settings, mrs=mrs
             )
-            self._take_folder("check", out)
             request = make_request(engine, mrs, settings, self._rules_dirs())
-            write_check_output(res, out, ["csv", "json"], request, questions)
+            with set_aside(self.state, "check", [out]):
+                self._mark_folder("check", out)
+                write_check_output(res, out, ["csv", "json"], request, questions)
+            self._written["check"] = listed(out)
             return f"{res.rows.case_count} test cases, {res.rows.violation_count} violations"
 
         return self.stage("check", key, [out / "scores.csv", out / MANIFEST], act)
@@ -415,8 +452,10 @@ class Runner:
             from metalogic.app.report import build_report, write_report
 
             rep = build_report(str(self.out / "check"))  # what the check stage wrote: no engine runs again
-            self._mark_folder("report", path.parent)
-            written = write_report(rep, path)
+            with set_aside(self.state, "report", [path.parent]):
+                self._mark_folder("report", path.parent)
+                written = write_report(rep, path)
+            self._written["report"] = listed(path.parent)
             return f"{len(written)} files"
 
         self.stage("report", key, [path], act)
@@ -434,14 +473,11 @@ def _const_settings(check: dict[str, Any]) -> list[str]:
 def run_pipeline(cfg: RunConfig, say: Callable[[str], None] = lambda _m: None) -> RunOutcome:
     r = Runner(cfg, say)
     r.check_out()
-    folders = [
-        ("trajectories", "trajectories"),
-        ("extract", "facts"),
-        ("generate", "questions"),
-        ("check", "check"),
-    ]
-    for stage, folder in folders + ([("report", "report")] if cfg.report else []):
-        r.check_folder(stage, r.out / folder)  # before anything runs, not halfway through
+    for stage in restore(r.state, r.out):  # a stage killed while it ran: its old outputs come back
+        say(f"{stage}: put back the outputs of its interrupted run")
+    for stage, folder in FOLDERS.items():
+        if stage != "report" or cfg.report:
+            r.check_folder(stage, r.out / folder)  # before anything runs, not halfway through
     r.check_rules()
     world_keys = r.worlds()
     extract_key = r.extract(world_keys)

@@ -11,6 +11,7 @@ violation, and lays them out; it never runs the MRs itself.
 from __future__ import annotations
 
 import os
+import shlex
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
@@ -25,7 +26,7 @@ import click
 from metalogic import __version__
 from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.checkout import canon, query_sc
-from metalogic.engine.checkread import CheckOutput, open_check
+from metalogic.engine.checkread import CheckOutput, corrupt, open_check, table_file
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
 from metalogic.engine.options import (
@@ -37,7 +38,7 @@ from metalogic.engine.options import (
 )
 from metalogic.engine.paths import frame_place
 from metalogic.engine.results import label, split_args
-from metalogic.engine.terms import Fun, parse_term, text
+from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
 
 THUMB_WIDTH = 320  # pixels; frames are shrunk to this width before they are embedded
@@ -63,18 +64,31 @@ class TableIndex:
     boxes: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     image_size: dict[str, tuple[int, int]] = field(default_factory=dict)
 
+    check: CheckOutput | None = None  # where the tables came from, to name a row that is wrong
+
     @cached_property
     def queries(self) -> dict[str, Fun]:
         out = {}
-        for q, c in self.contents.items():
-            t = parse_term(c)
+        for row, (q, c) in enumerate(self.contents.items(), start=1):
+            try:
+                t = parse_term(c)
+            except (ParseError, RecursionError):
+                raise self._not_a_term(row, c) from None
             if isinstance(t, Fun):
                 out[q] = t
         return out
 
+    def _not_a_term(self, row: int, content: str) -> MetalogicError:
+        shown = repr(content) if len(content) <= 60 else repr(content[:57]) + "..."
+        what = f"row {row}: column 'content' holds {shown}, which is not a term"
+        chk = self.check
+        if chk is None:
+            return MetalogicError.single(f"a question's content is not a term: {shown}")
+        return corrupt(table_file(chk.folder, "questions", chk.manifest), what, chk.folder, chk.manifest)
+
 
 def table_index(chk: CheckOutput) -> TableIndex:
-    idx = TableIndex()
+    idx = TableIndex(check=chk)
     t = chk.tables
     for r in t["answers"].iter_rows(named=True):
         idx.answers[(r["agent"], r["query"])] = r["answer"]
@@ -254,7 +268,8 @@ def build_report(
         raise MetalogicError.single(
             f"no agent answers in {folder}, so there is nothing to report",
             expected="answer(Agent, Query, Value) facts under the folder",
-            fix=f"answer the questions first: metalogic ask {chk.facts_dir or folder} --agent oracle",
+            fix="answer the questions first: metalogic ask "
+            f"{shlex.quote(chk.facts_dir or str(folder))} --agent oracle",
         )
     idx = table_index(chk)
     truth = idx.truth

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
+from metalogic.app.configreader import Reader, line_of, shown, strings, table, valid
+from metalogic.app.runpaths import detector_problem, out_folder
+from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.facts import display_path
 
 SCENARIOS = ("household", "tabletop", "drone")
@@ -98,45 +99,9 @@ CHECK_KEYS = {"engine", "const", "rules", "mrs"}
 REPORT_KEYS = {"enabled"}
 
 
-class _Reader:
-    def __init__(self, path: Path, text: str) -> None:
-        self.path, self.lines, self.problems = path, text.splitlines(), []  # type: ignore[var-annotated]
-
-    def where(self, key: str) -> tuple[str, str, int]:
-        """The first line that sets `key` (or opens the table `[key]`)."""
-        for i, line in enumerate(self.lines, start=1):
-            s = line.strip()
-            if s.startswith((f"{key} ", f"{key}=", f"[{key}]", f"[[{key}]]")):
-                return f"{display_path(self.path)}:{i}", line, line.find(key) + 1
-        return display_path(self.path), "", 0
-
-    def fail(self, key: str, what: str, expected: str, fix: str = "") -> None:
-        where, src, col = self.where(key)
-        self.problems.append(
-            Problem(what, where=where, source_line=src, column=col, expected=expected, fix=fix)
-        )
-
-    def keys(self, table: dict[str, Any], allowed: set[str], section: str) -> None:
-        for k in table:
-            if k not in allowed:
-                hint = did_you_mean(k, sorted(allowed))
-                self.fail(
-                    k,
-                    f"unknown key '{k}' in [{section}]",
-                    "one of " + ", ".join(sorted(allowed)),
-                    hint or f"remove '{k}'",
-                )
-
-    def typed(self, table: dict[str, Any], key: str, kind: type | tuple[type, ...], what: str) -> Any:
-        v = table.get(key)
-        bool_ok = kind is bool or (isinstance(kind, tuple) and bool in kind)
-        if v is not None and (not isinstance(v, kind) or (isinstance(v, bool) and not bool_ok)):
-            self.fail(key, f"'{key}' is {type(v).__name__} {v!r}", what)
-            return None
-        return v
-
-
-def load_config(path: str | Path) -> RunConfig:
+def load_config(path: str | Path, out_anywhere: bool = False) -> RunConfig:
+    """The run configuration at `path`, every setting checked; `out_anywhere` lets `out` be a
+    system folder or the metalogic checkout (refused otherwise: a run writes folders into `out`)."""
     p = Path(path)
     if not p.is_file():
         raise MetalogicError.single(
@@ -168,19 +133,21 @@ def load_config(path: str | Path) -> RunConfig:
             where=display_path(p),
             expected="a TOML file (key = value, [table], [[array of tables]])",
         ) from None
-    r = _Reader(p, text)
+    r = Reader(p, text)
     r.keys(data, SECTIONS, "top level")
     out = r.typed(data, "out", str, "a folder path (string)") or p.with_suffix("").name
     if "\0" in out:
         r.fail("out", "'out' holds a NUL character", "a folder path")
         out = p.with_suffix("").name
-    worlds = tuple(_worlds(r, data.get("world", [])))
-    extract = _table(r, data, "extract", EXTRACT_KEYS)
-    generate = _table(r, data, "generate", GENERATE_KEYS)
+    worlds = tuple(_worlds(r, data.get("world", []), p.resolve().parent))
+    r.scope = None
+    extract = table(r, data, "extract", EXTRACT_KEYS)
+    generate = table(r, data, "generate", GENERATE_KEYS)
     agents = tuple(_agents(r, data.get("agent", [])))
-    check = _table(r, data, "check", CHECK_KEYS)
-    report = _table(r, data, "report", REPORT_KEYS)
-    _check_extract(r, extract)
+    r.scope = None
+    check = table(r, data, "check", CHECK_KEYS)
+    report = table(r, data, "report", REPORT_KEYS)
+    _check_extract(r, extract, p.resolve().parent)
     _check_generate(r, generate)
     _check_check(r, check)
     r.typed(report, "enabled", bool, "true or false")
@@ -214,43 +181,22 @@ def load_config(path: str | Path) -> RunConfig:
             "one entry per agent and prompting",
             "give one of them a different name = ...",
         )
+    out_path, problem = out_folder(p.resolve().parent, out, out_anywhere)
+    if problem is not None:
+        r.fail("out", *problem)
     if r.problems:
-        raise MetalogicError(r.problems)
-    base = p.resolve().parent
-    return RunConfig(
-        p, (base / out).resolve(), worlds, extract, generate, agents, check, bool(report.get("enabled", True))
+        raise MetalogicError(sorted(r.problems, key=line_of))  # in the order of the file
+    assert out_path is not None
+    return RunConfig(p, out_path, worlds, extract, generate, agents, check, bool(report.get("enabled", True)))
+
+
+def _check_extract(r: Reader, extract: dict[str, Any], base: Path) -> None:
+    det = r.typed(
+        extract, "detector", str, 'a detector name ("gt", "default") or the path of a .pt weights file'
     )
-
-
-def _valid(r: _Reader, key: str, check: Callable[[Any], object], value: Any) -> None:
-    """Run one of the stages' own checks on a setting now, before anything runs; its error is
-    reported at the setting's line."""
-    try:
-        check(value)
-    except MetalogicError as err:
-        first = err.problems[0]
-        r.fail(key, first.what, first.expected, first.fix)
-
-
-def _strings(r: _Reader, table: dict[str, Any], key: str, what: str) -> list[str] | None:
-    """A setting that is a string or a list of strings."""
-    v = table.get(key)
-    if v is None:
-        return None
-    items = [v] if isinstance(v, str) else v
-    if not isinstance(items, list) or not all(isinstance(x, str) for x in items):
-        r.fail(key, f"'{key}' is {type(v).__name__} {_shown(v)}", what)
-        return None
-    return items
-
-
-def _shown(v: Any) -> str:
-    text = repr(v)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _check_extract(r: _Reader, extract: dict[str, Any]) -> None:
-    r.typed(extract, "detector", str, 'a detector name ("gt", "default") or the path of a .pt weights file')
+    problem = detector_problem(det, base) if det is not None else None
+    if problem is not None:
+        r.fail("detector", *problem)
     conf = r.typed(extract, "conf", (int, float), "a detector confidence such as 0.6")
     if conf is not None and not 0 < conf <= 1:
         r.fail("conf", f"conf = {conf!r} is outside 0..1", "a detector confidence such as 0.6")
@@ -259,44 +205,51 @@ def _check_extract(r: _Reader, extract: dict[str, Any]) -> None:
         r.fail("imgsz", f"imgsz = {imgsz} is outside 32..8192", "a whole number of pixels, such as 640")
 
 
-def _check_generate(r: _Reader, generate: dict[str, Any]) -> None:
+def _check_generate(r: Reader, generate: dict[str, Any]) -> None:
     from metalogic.engine.generate import parse_limit, parse_scs
     from metalogic.engine.generate_combos import check_strategy
 
-    scs = _strings(r, generate, "sc", 'capabilities, e.g. sc = ["sc1a", "sc2"]')
-    if scs is not None:
-        _valid(r, "sc", parse_scs, scs)
+    scs = generate.get("sc")
+    if isinstance(scs, str):
+        r.fail(
+            "sc",
+            f"[generate] sc = {shown(scs)} is one string, not a list of capabilities",
+            'a list of capabilities, e.g. sc = ["sc1a", "sc2"]',
+            f"write sc = [{shown(scs)}]".replace("'", '"'),
+        )
+    elif strings(r, generate, "sc", 'a list of capabilities, e.g. sc = ["sc1a", "sc2"]') is not None:
+        valid(r, "sc", parse_scs, scs)
     seed = r.typed(generate, "seed", int, "a whole number, at least 0")
     if seed is not None and not 0 <= seed < 2**63:
         r.fail("seed", f"seed = {seed} is outside 0..2**63-1", "a whole number, at least 0")
     limit = r.typed(generate, "max_per_trajectory", (int, str), 'a whole number of combinations, or "all"')
     if limit is not None:
-        _valid(r, "max_per_trajectory", parse_limit, limit)
+        valid(r, "max_per_trajectory", parse_limit, limit)
     strategy = r.typed(generate, "strategy", str, '"share" or "spread"')
     if strategy is not None:
-        _valid(r, "strategy", check_strategy, strategy)
+        valid(r, "strategy", check_strategy, strategy)
 
 
-def _check_check(r: _Reader, check: dict[str, Any]) -> None:
+def _check_check(r: Reader, check: dict[str, Any]) -> None:
     const = r.typed(check, "const", dict, "a table of parameter = value, e.g. const = { eps = 0.1 }")
     for name, value in (const or {}).items():
         if not isinstance(value, int | float) or isinstance(value, bool):
             r.fail(
                 name,
-                f"const {name} = {_shown(value)} is not a number",
+                f"const {name} = {shown(value)} is not a number",
                 "a number, e.g. const = { eps = 0.1 }",
             )
     rules = r.typed(check, "rules", list, 'a list of rule folders, e.g. rules = ["my_rules"]')
     if rules is not None and not all(isinstance(x, str) and x and "\0" not in x for x in rules):
-        r.fail("rules", f"rules = {_shown(rules)} is not a list of folder names", 'e.g. rules = ["my_rules"]')
-    _strings(r, check, "mrs", 'MR sets or ids, e.g. mrs = "paper" or mrs = ["mr1", "mr7"]')
+        r.fail("rules", f"rules = {shown(rules)} is not a list of folder names", 'e.g. rules = ["my_rules"]')
+    strings(r, check, "mrs", 'MR sets or ids, e.g. mrs = "paper" or mrs = ["mr1", "mr7"]')
     engine = check.get("engine")
     if engine is not None and not isinstance(engine, str):
-        r.fail("engine", f"'engine' is {type(engine).__name__} {_shown(engine)}", "clingo, prolog or both")
+        r.fail("engine", f"'engine' is {type(engine).__name__} {shown(engine)}", "clingo, prolog or both")
         check.pop("engine")
 
 
-def _file_name_clashes(r: _Reader, names: list[str]) -> None:
+def _file_name_clashes(r: Reader, names: list[str]) -> None:
     """Two different agent names whose answers would go to one file (or one stage record)."""
     from metalogic.agents.store import slug
 
@@ -318,23 +271,15 @@ def _file_name_clashes(r: _Reader, names: list[str]) -> None:
                 )
 
 
-def _table(r: _Reader, data: dict[str, Any], name: str, allowed: set[str]) -> dict[str, Any]:
-    t = data.get(name, {})
-    if not isinstance(t, dict):
-        r.fail(name, f"'{name}' must be a table", f"[{name}] with keys " + ", ".join(sorted(allowed)))
-        return {}
-    r.keys(t, allowed, name)
-    return t
-
-
-def _worlds(r: _Reader, items: Any) -> list[World]:
+def _worlds(r: Reader, items: Any, base: Path) -> list[World]:
     if not isinstance(items, list):
         r.fail("world", "'world' must be an array of tables", "[[world]] entries")
         return []
     out, seen = [], set()
     for i, w in enumerate(items, start=1):
+        r.scope = ("world", i)
         if not isinstance(w, dict):
-            r.fail("world", f"world {i} is {type(w).__name__} {_shown(w)}, not a table", "[[world]] tables")
+            r.fail("world", f"world {i} is {type(w).__name__} {shown(w)}, not a table", "[[world]] tables")
             continue
         r.keys(w, WORLD_KEYS, "world")
         texts = {
@@ -348,7 +293,7 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
         if not SAFE_NAME.fullmatch(name):
             r.fail(
                 "name",
-                f"world name {_shown(name)} cannot name a stage",
+                f"world name {shown(name)} cannot name a stage",
                 "letters, digits, '_', '-' and '.', not starting with '.', at most 64 characters",
                 "give the world a plain name = ...",
             )
@@ -356,7 +301,7 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
         if "size" in w:
             from metalogic.extract.simulate import parse_size
 
-            _valid(r, "size", parse_size, w["size"])
+            valid(r, "size", parse_size, w["size"])
         if bool(scenario) == bool(source):
             r.fail(
                 "world",
@@ -381,6 +326,13 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
             )
         if source and not w.get("path"):
             r.fail("import", f"world {i} imports {source} but gives no path", 'path = "..."')
+        elif source and not _exists(base, w["path"]):
+            r.fail(
+                "path",
+                f"world '{name}': import source {shown(w['path'])} does not exist",
+                "an existing file or folder, relative to the configuration",
+                "fix path = ... in the [[world]] table",
+            )
         for k, (lo, hi) in WORLD_NUMBERS.items():
             v = r.typed(w, k, int, "a whole number")
             if v is not None and not lo <= v <= hi:
@@ -405,17 +357,28 @@ def _worlds(r: _Reader, items: Any) -> list[World]:
     return out
 
 
-def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
+def _exists(base: Path, path: str) -> bool:
+    try:
+        return "\0" not in path and (base / path).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def _agents(r: Reader, items: Any) -> list[AgentEntry]:
     if not isinstance(items, list):
         r.fail("agent", "'agent' must be an array of tables", "[[agent]] entries")
         return []
     out = []
     for i, a in enumerate(items, start=1):
+        r.scope = ("agent", i)
         if not isinstance(a, dict):
-            r.fail("agent", f"agent {i} is {type(a).__name__} {_shown(a)}, not a table", "[[agent]] tables")
+            r.fail("agent", f"agent {i} is {type(a).__name__} {shown(a)}, not a table", "[[agent]] tables")
             continue
+        before = len(r.problems)
         r.keys(a, AGENT_KEYS, "agent")
         spec = r.typed(a, "spec", str, 'an agent spec such as "oracle", "noisy:0.2" or "openai:gpt-4o"')
+        if spec is None and "spec" in a:
+            continue  # reported: not a string
         if not spec:
             r.fail(
                 "agent",
@@ -423,17 +386,18 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
                 'spec = "oracle" (or noisy:P, random, biased:KIND, openai:MODEL, llamacpp)',
             )
             continue
-        from metalogic.agents.registry import parse_spec
+        from metalogic.agents.registry import REFERENCE, parse_spec
 
+        agent_kind = ""
         try:
-            parse_spec(spec)
+            agent_kind = parse_spec(spec)[0]
         except MetalogicError as err:
             r.fail("spec", err.problems[0].what, err.problems[0].expected, err.problems[0].fix)
         prompting = a.get("prompting", "direct")
         if not isinstance(prompting, str):
             r.fail(
                 "prompting",
-                f"'prompting' is {type(prompting).__name__} {_shown(prompting)}",
+                f"'prompting' is {type(prompting).__name__} {shown(prompting)}",
                 "one of " + ", ".join(PROMPTINGS),
             )
             continue
@@ -443,6 +407,21 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
                 f"unknown prompting '{prompting}'",
                 "one of " + ", ".join(PROMPTINGS),
                 did_you_mean(str(prompting), PROMPTINGS),
+            )
+        elif prompting == "memory":  # its bank is named by 'metalogic ask --memory-bank', not here
+            r.fail(
+                "prompting",
+                "prompting = 'memory' needs a memory bank, which a run configuration does not name",
+                "direct, cot or cogmap in a run configuration",
+                "ask with the memory by hand: metalogic ask OUT/questions --agent SPEC --prompting memory "
+                "--memory-bank BANK",
+            )
+        elif agent_kind in REFERENCE and prompting != "direct":
+            r.fail(
+                "prompting",
+                f"prompting = {shown(prompting)} does not apply to the reference agent '{agent_kind}'",
+                "no prompting = ... for " + ", ".join(REFERENCE),
+                "remove prompting = ... from this [[agent]]",
             )
         limit = r.typed(a, "limit", int, "a whole number of questions")
         if limit is not None and limit < 1:
@@ -457,19 +436,22 @@ def _agents(r: _Reader, items: Any) -> list[AgentEntry]:
         if isinstance(a.get("name"), str):
             from metalogic.agents.store import check_agent_name
 
-            _valid(r, "name", check_agent_name, a["name"])
+            valid(r, "name", check_agent_name, a["name"])
         view = r.typed(a, "view", str, "auto, image or text")
         if view is not None and view not in VIEWS:
             r.fail("view", f"unknown view '{view}'", "auto, image or text", did_you_mean(view, VIEWS))
+        elif view == "image" and agent_kind == "llamacpp":
+            r.fail("view", "the llamacpp backend takes text only", 'view = "text" (or no view)')
         options = r.typed(a, "options", dict, "a table of server options, e.g. options = { top_k = 20 }")
         for k, v in (options or {}).items():
             if not isinstance(v, str | int | float | bool):
-                r.fail(k, f"option {k} = {_shown(v)} is not a plain value", "a string, number or true/false")
+                r.fail(k, f"option {k} = {shown(v)} is not a plain value", "a string, number or true/false")
         structured = r.typed(a, "structured", (bool, str), '"auto", "on" or "off" (or true / false)')
         settings = {k: v for k, v in a.items() if k not in ("spec", "prompting", "limit")}
         if isinstance(structured, bool):  # true / false mean on / off, as --structured takes them
             settings["structured"] = "on" if structured else "off"
         elif structured is not None and structured not in ("auto", "on", "off"):
             r.fail("structured", f"unknown structured '{structured}'", '"auto", "on" or "off"')
-        out.append(AgentEntry(spec, prompting, settings, limit))
+        if len(r.problems) == before:  # an entry with a wrong setting (name = 5) goes no further
+            out.append(AgentEntry(spec, prompting, settings, limit))
     return out

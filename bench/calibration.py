@@ -32,7 +32,7 @@ from pathlib import Path
 import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from distortions import CAPS, DISTORTIONS, QUERY, SCS, read_answers  # noqa: E402
+from distortions import DISTORTIONS, QUERY, SCS, read_answers
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "calibration.json"
@@ -67,6 +67,16 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
     return cov / (vx * vy) if vx and vy else None
 
 
+def _noise(path: Path) -> float:
+    m = NOISY.search(path.name)
+    return float(m.group(1)) if m else 0.0
+
+
+def _noise(path: Path) -> float:
+    m = NOISY.search(path.name)
+    return float(m.group(1)) if m else 0.0
+
+
 def panel_folder(run: Path, folder: Path) -> list[str]:
     """The run's facts, questions and answers in `folder`, with the panel's made agents; their names."""
     questions = run / "questions"
@@ -76,9 +86,13 @@ def panel_folder(run: Path, folder: Path) -> list[str]:
     names = []
     for f in sorted((questions / "answers").glob("*.lp")):
         (folder / f"answers_{f.name}").write_text(f.read_text())
-    kind = {m.group(1): m.group(2) for m in map(QUERY.match, (questions / "queries.lp").read_text().splitlines()) if m}
+    kind = {
+        m.group(1): m.group(2)
+        for m in map(QUERY.match, (questions / "queries.lp").read_text().splitlines())
+        if m
+    }
     oracle = read_answers(questions / "answers" / "oracle.lp")
-    noisy_files = sorted(questions.glob("answers/noisy_*.lp"), key=lambda p: float(NOISY.search(p.name).group(1)))
+    noisy_files = sorted(questions.glob("answers/noisy_*.lp"), key=_noise)
     made: dict[str, dict[str, str]] = {}
     if noisy_files:
         noisy = read_answers(noisy_files[-1])
@@ -87,7 +101,9 @@ def panel_folder(run: Path, folder: Path) -> list[str]:
     for name, changes in DISTORTIONS.items():
         made[name] = {q: (changes[kind[q]](v) if kind.get(q) in changes else v) for q, v in oracle.items()}
     for name, answers in made.items():
-        (folder / f"made_{name}.lp").write_text("".join(f"answer({name}, {q}, {v}).\n" for q, v in answers.items()))
+        (folder / f"made_{name}.lp").write_text(
+            "".join(f"answer({name}, {q}, {v}).\n" for q, v in answers.items())
+        )
         names.append(name)
     return names
 
@@ -99,7 +115,9 @@ def calibrate(run: Path) -> dict[str, object]:
         panel_folder(run, folder)
         out = Path(tmp, "check")
         t0 = time.perf_counter()
-        subprocess.run([str(METALOGIC), "check", str(folder), "--out", str(out)], check=True, capture_output=True)
+        subprocess.run(
+            [str(METALOGIC), "check", str(folder), "--out", str(out)], check=True, capture_output=True
+        )
         secs = time.perf_counter() - t0
         acc = pl.read_csv(out / "accuracy.csv").filter(pl.col("sc") != "all")
     per_sc: dict[str, dict[str, object]] = {}
@@ -111,7 +129,9 @@ def calibrate(run: Path) -> dict[str, object]:
         per_sc[sc] = {
             "agents": rows.height,
             "spearman": spearman(scores, truth),
-            "mae": sum(abs(a - b) for a, b in zip(scores, truth, strict=True)) / len(scores) if scores else None,
+            "mae": sum(abs(a - b) for a, b in zip(scores, truth, strict=True)) / len(scores)
+            if scores
+            else None,
             "worst_truthful": worst["score"][0] if worst.height else None,
             "worst_truthful_agent": worst["agent"][0] if worst.height else None,
         }
@@ -128,13 +148,17 @@ def show(result: dict[str, object]) -> None:
     for sc, r in per_sc.items():
         sp = "-" if r["spearman"] is None else f"{r['spearman']:.2f}"
         mae = "-" if r["mae"] is None else f"{r['mae']:.3f}"
-        worst = "-" if r["worst_truthful"] is None else f"{r['worst_truthful']:.3f} ({r['worst_truthful_agent']})"
+        worst = (
+            "-" if r["worst_truthful"] is None else f"{r['worst_truthful']:.3f} ({r['worst_truthful_agent']})"
+        )
         print(f"| {sc} | {r['agents']} | {sp} | {mae} | {worst} |")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("runs", type=Path, nargs="+", help="run folders with facts/ and questions/ (with oracle answers)")
+    ap.add_argument(
+        "runs", type=Path, nargs="+", help="run folders with facts/ and questions/ (with oracle answers)"
+    )
     ap.add_argument("--out", type=Path, default=RESULTS)
     args = ap.parse_args()
     results = [calibrate(run) for run in args.runs]

@@ -27,6 +27,17 @@ it is not.
 Prints the table and writes bench/results/pixel_fp.json (with the violations' reasons and a few
 example cases per MR: their queries and the oracle's answers). The default run takes about 80 s
 on a 2-core machine, most of it generate and check.
+
+With --detector the worlds are rendered instead: `metalogic simulate` episodes of the household,
+tabletop and drone worlds (a family each) from fresh seeds, `metalogic extract --detector D`
+(the shipped detector is `metalogic-yolo`: real Ultralytics tracking on the frames), then the same
+generate, ask and check. Every violation of the oracle there is a false positive of an MR under a
+real detector's boxes (or of the scene facts the tracker gives it). Besides the table, it counts the
+detections of objects that the image border cuts (by the ground-truth box the track follows) and
+how far short of that border the detector's box ends, and how many of them are not `truncated`
+(must be 0). Writes bench/results/pixel_fp_detector.json.
+
+    .venv/bin/python bench/pixel_fp.py --detector metalogic-yolo --seed 9001 --episodes 4 --steps 12
 """
 
 from __future__ import annotations
@@ -45,6 +56,7 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "pixel_fp.json"
+RESULTS_DETECTOR = HERE / "results" / "pixel_fp_detector.json"
 PIXEL_MRS = ("mr5", "mr7", "mr8", "mr9", "mr10", "mr11", "mr16")
 LOGIC_MRS = ("mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14", "mr15")
 # The argument of a case term that names its trajectory, for the MRs whose cases are named by
@@ -72,6 +84,67 @@ def make_facts(folder: Path, worlds: int, seed: int, size: tuple[int, int]) -> d
             family_of[tid] = fam
     write_worlds(made, folder)
     return family_of
+
+
+SCENARIOS = ("household", "tabletop", "drone")
+
+
+def make_rendered(
+    root: Path, seed: int, episodes: int, steps: int, detector: str, size: str
+) -> tuple[Path, dict[str, str], dict[str, float]]:
+    """Render fresh episodes of every scenario and extract their scene facts with `detector`;
+    returns the facts folder, trajectory id -> family (its scenario) and the stages' seconds."""
+    traj, facts = root / "traj", root / "facts"
+    times = {"simulate": 0.0}
+    for sc in SCENARIOS:
+        times["simulate"] += metalogic(
+            "simulate", "--scenario", sc, "--episodes", str(episodes), "--steps", str(steps),
+            "--seed", str(seed), "--size", size, "--out", str(traj),
+        )  # fmt: skip
+    times["extract"] = metalogic("extract", str(traj), "--out", str(facts), "--detector", detector)
+    family_of = {}
+    for f in facts.glob("*.lp"):
+        family_of[f.stem] = f.stem.split("_")[0]
+    return facts, family_of, times
+
+
+def border_cuts(facts: Path) -> dict[str, Any]:
+    """Detections whose ground-truth object the border cuts (its box reaches the first or last row
+    or column): how many, how many are not truncated, and how far short of that border the box ends."""
+    from metalogic.engine.facts import read_facts
+    from metalogic.engine.terms import Fun, parse_term
+
+    by: dict[str, list[tuple[Any, ...]]] = {}
+    for f in read_facts(facts).facts:
+        t = parse_term(f)
+        assert isinstance(t, Fun)
+        by.setdefault(t.name, []).append(t.args)
+    size = {str(t): (w, h) for t, w, h in by.get("image_size", [])}
+    tie = {(str(t), str(o)): str(g) for t, o, g in by.get("gt_track", [])}
+    gt = {(str(t), s, str(g)): box for t, s, g, *box in by.get("gt_box", [])}
+    truncated = {(str(t), s, str(o)) for t, s, o in by.get("truncated", [])}
+    out: dict[str, Any] = {}
+    for t, s, o, _cls, _conf, *box in by.get("detection", []):
+        t, o = str(t), str(o)
+        g = gt.get((t, s, tie.get((t, o), "")))
+        if g is None:
+            continue
+        w, h = size[t]
+        sides = [g[0] == 0, g[1] == 0, g[2] == w - 1, g[3] == h - 1]
+        if not any(sides):
+            continue
+        gaps = [box[0], box[1], w - 1 - box[2], h - 1 - box[3]]
+        gap = min(v for v, side in zip(gaps, sides, strict=True) if side)
+        row = out.setdefault(t.split("_")[0], {"cut": 0, "not_truncated": 0, "gaps": Counter()})
+        row["cut"] += 1
+        row["not_truncated"] += (t, s, o) not in truncated
+        row["gaps"][gap] += 1
+    for row in out.values():
+        gaps = sorted(row["gaps"].elements())
+        row["max_gap_px"] = gaps[-1]
+        row["gap_over_2px"] = sum(g > 2 for g in gaps)
+        row["gaps"] = {str(k): v for k, v in sorted(row["gaps"].items())}
+    return out
 
 
 def metalogic(*args: str) -> float:
@@ -149,14 +222,14 @@ def tally(res: Any, family_of: dict[str, str]) -> dict[str, Any]:
     return {"counts": counts, "reasons": reasons, "examples": examples}
 
 
-def table_rows(counts: Counter[tuple[str, str, str, str]]) -> list[dict[str, Any]]:
+def table_rows(counts: Counter[tuple[str, str, str, str]], families: list[str]) -> list[dict[str, Any]]:
     rows = []
-    fams = [*FAMILIES, "all"]
+    fams = [*families, "all"]
     for mr in PIXEL_MRS:
         splits = ("all", "under_2m", "2m_and_more") if mr == "mr5" else ("all",)
         for split in splits:
             for fam in fams:
-                keys = FAMILIES if fam == "all" else (fam,)
+                keys = families if fam == "all" else [fam]
                 n = sum(counts[(mr, f, split, "cases")] for f in keys)
                 v = sum(counts[(mr, f, split, "violations")] for f in keys)
                 rows.append(
@@ -170,7 +243,7 @@ def table_rows(counts: Counter[tuple[str, str, str, str]]) -> list[dict[str, Any
                     }
                 )
     for fam in fams:
-        keys = FAMILIES if fam == "all" else (fam,)
+        keys = families if fam == "all" else [fam]
         n = sum(counts[(mr, f, "all", "cases")] for mr in LOGIC_MRS for f in keys)
         v = sum(counts[(mr, f, "all", "violations")] for mr in LOGIC_MRS for f in keys)
         rows.append(
@@ -183,9 +256,9 @@ def _rate(v: int, n: int) -> float | None:
     return round(v / n, 4) if n else None
 
 
-def render(rows: list[dict[str, Any]]) -> str:
+def render(rows: list[dict[str, Any]], families: list[str]) -> str:
     """One line per MR and split, a column group (cases, violations, rate) per family."""
-    fams = [*FAMILIES, "all"]
+    fams = [*families, "all"]
     head = f"{'mr':<6} {'split':<12}" + "".join(f" | {f:>7} {'viol.':>5} {'rate':>6}" for f in fams)
     lines = [head, "-" * len(head)]
     by = {(r["mr"], r["split"], r["family"]): r for r in rows}
@@ -206,23 +279,42 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    ap.add_argument("--worlds", type=int, default=40, help="worlds per family")
+    ap.add_argument("--worlds", type=int, default=40, help="synthetic worlds per family")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--size", default="640x480", help="image size, 640x480 or 320x240")
+    ap.add_argument("--size", help="image size: 640x480 (synthetic) or 320x240 (rendered) unless given")
+    ap.add_argument(
+        "--detector", help="render PyBullet worlds and extract with this detector (metalogic-yolo, gt, a .pt)"
+    )
+    ap.add_argument(
+        "--episodes", type=int, default=4, help="rendered episodes per scenario (with --detector)"
+    )
+    ap.add_argument("--steps", type=int, default=12, help="steps per rendered episode (with --detector)")
     ap.add_argument(
         "--workers", type=int, default=min(2, os.cpu_count() or 1), help="processes for the check"
     )
-    ap.add_argument("--json", default=str(RESULTS))
+    ap.add_argument("--json", help="where to write the JSON (default bench/results/pixel_fp[_detector].json)")
     ap.add_argument("--keep", help="keep the facts and run folders under this folder")
     args = ap.parse_args()
     from metalogic.engine.check import run_check
 
+    rendered = args.detector is not None
+    size = args.size or ("320x240" if rendered else "640x480")
+    cuts: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.keep or tmp)
-        facts, run = root / "facts", root / "run"
-        t0 = time.perf_counter()
-        family_of = make_facts(facts, args.worlds, args.seed, parse_size(args.size))
-        times = {"worlds": time.perf_counter() - t0}
+        run = root / "run"
+        if rendered:
+            facts, family_of, times = make_rendered(
+                root, args.seed, args.episodes, args.steps, args.detector, size
+            )
+            families = [sc for sc in SCENARIOS if sc in family_of.values()]
+            cuts = border_cuts(facts)
+        else:
+            facts = root / "facts"
+            t0 = time.perf_counter()
+            family_of = make_facts(facts, args.worlds, args.seed, parse_size(size))
+            times = {"worlds": time.perf_counter() - t0}
+            families = list(FAMILIES)
         times["generate"] = metalogic(
             "generate", str(facts), "--out", str(run), "--max-per-trajectory", "all"
         )
@@ -231,37 +323,49 @@ def main() -> int:
         res = run_check(str(run), workers=args.workers)
         times["check"] = time.perf_counter() - t0
     got = tally(res, family_of)
-    rows = table_rows(got["counts"])
-    print(render(rows))
+    rows = table_rows(got["counts"], families)
+    print(render(rows, families))
     print("(logic: mr1-mr4, mr6, mr13-mr15 together)")
     logic = next(r for r in rows if r["mr"] == "logic" and r["family"] == "all")
     print(f"\nlogic MRs: {logic['violations']} violations in {logic['cases']} cases (must be 0)")
     for (mr, reason), n in sorted(got["reasons"].items()):
         print(f"  {mr} {reason}: {n}")
+    missed = sum(c["not_truncated"] for c in cuts.values())
+    for fam, c in cuts.items():
+        print(
+            f"{fam}: {c['cut']} detections of objects the border cuts, {c['gap_over_2px']} ending more than"
+            f" 2 px short of it (at most {c['max_gap_px']} px), {c['not_truncated']} not truncated"
+        )
     print("seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in times.items()))
+    meta: dict[str, Any] = {"seed": args.seed, "size": size}
+    if rendered:
+        meta |= {"detector": args.detector, "episodes_per_scenario": args.episodes, "steps": args.steps}
+        meta["trajectories"] = dict(Counter(family_of.values()))
+    else:
+        meta["worlds_per_family"] = args.worlds
+        meta["families"] = {f: {"pitch_deg": list(p), "noise_px": n} for f, (p, n) in FAMILIES.items()}
+    meta |= {
+        "seconds": {k: round(v, 1) for k, v in times.items()},
+        "workers": args.workers,
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+    }
     report = {
-        "meta": {
-            "worlds_per_family": args.worlds,
-            "seed": args.seed,
-            "size": args.size,
-            "families": {f: {"pitch_deg": list(p), "noise_px": n} for f, (p, n) in FAMILIES.items()},
-            "seconds": {k: round(v, 1) for k, v in times.items()},
-            "workers": args.workers,
-            "machine": platform.machine(),
-            "cpus": os.cpu_count(),
-            "python": platform.python_version(),
-        },
+        "meta": meta,
         "rows": rows,
         "reasons": [
             {"mr": mr, "reason": r, "violations": n} for (mr, r), n in sorted(got["reasons"].items())
         ],
         "examples": got["examples"],
     }
-    path = Path(args.json)
+    if rendered:
+        report["border_cuts"] = cuts
+    path = Path(args.json or (RESULTS_DETECTOR if rendered else RESULTS))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(report, indent=1) + "\n")
     print(f"wrote {path}")
-    return 1 if logic["violations"] else 0
+    return 1 if logic["violations"] or missed else 0
 
 
 if __name__ == "__main__":

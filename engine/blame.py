@@ -21,7 +21,13 @@ import clingo
 from metalogic.engine.session import LOCK, OPTIMUM, PrologEngine, Session
 from metalogic.logic import BLAME_DIR
 
-PARAMS = ("blame_prior_permille", "blame_prior_weight", "blame_held_weight", "blame_rounds", "blame_exact_max")
+PARAMS = (
+    "blame_prior_permille",
+    "blame_prior_weight",
+    "blame_held_weight",
+    "blame_rounds",
+    "blame_exact_max",
+)
 
 
 def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]) -> None:
@@ -32,7 +38,10 @@ def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]
     limit = params["blame_exact_max"]
     big = [f"big({ag},{q})" for ag, members in groups for q in members if len(members) > limit]
     parts = [
-        f"part({ag},{i},{q})" for i, (ag, members) in enumerate(groups) if len(members) <= limit for q in members
+        f"part({ag},{i},{q})"
+        for i, (ag, members) in enumerate(groups)
+        if len(members) <= limit
+        for q in members
     ]
     rates = {_agent_sc(t): params["blame_prior_permille"] for t in tested}
     given = [*conflicts, *held, *param_lines, *big]
@@ -83,7 +92,9 @@ def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:
     """blamed(Ag, Q, certain | possible) lines from one round of diagnosis."""
     out: set[str] = set()
     if engine == "clingo":
-        session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp").add_lines(given)
+        session = (
+            Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp").add_lines(given)
+        )
         session.show(("blame", 2), ("big_blamed", 3))
         certain = {str(s) for s in session.consequences("cautious")}
         possible = {str(s) for s in session.consequences("brave")}

@@ -16,8 +16,8 @@ from decimal import Decimal
 
 import click
 
-from metalogic.engine.blame import run_blame
 from metalogic.engine.backends import ENGINES, ClingoStream, EngineOutput, prolog_declarations, run_engine
+from metalogic.engine.blame import run_blame
 from metalogic.engine.declarations import MR, Param
 from metalogic.engine.differential import INPUT_CHECKS
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
@@ -25,6 +25,7 @@ from metalogic.engine.facts import FactSet, display_path, read_facts
 from metalogic.engine.input_errors import input_errors
 from metalogic.engine.results import Rows, parse_output
 from metalogic.engine.rules import RuleSet, load_ruleset, select_mrs
+from metalogic.engine.session import Session
 from metalogic.engine.terms import Fun, parse_term, text
 
 ENGINE_CHOICES = (*ENGINES, "both")
@@ -97,7 +98,14 @@ def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
 
 
 def verify_prolog_twins(rules: RuleSet) -> None:
-    """SWI-Prolog must read from every MR's declaration file what the loader read from it."""
+    """SWI-Prolog must read from every MR's declaration file what the loader read from it, and a
+    user's .pl twin must call only what some rule or fact defines (as the loader requires of the
+    .lp twin): checked in the loaded code, not only where a run reaches it."""
+    user = [m.pl for m in rules.mrs if not m.shipped]
+    if user:
+        undefined = Session("prolog").load(*rules.pl_files).undefined_calls(user)
+        if undefined:
+            raise MetalogicError(undefined)
     declared = prolog_declarations(rules)
     by_file: dict[str, set[str]] = {}
     for line in declared:
@@ -172,7 +180,7 @@ def run_check(
             expected=" or ".join(ENGINE_CHOICES),
             fix=did_you_mean(engine, ENGINE_CHOICES),
         )
-    rules = select_mrs(load_ruleset(rules_dirs), mrs)
+    rules = select_mrs(load_ruleset(rules_dirs, engine=engine), mrs)
     params = resolve_params(rules, settings)
     engines = list(ENGINES) if engine == "both" else [engine]
     detail = detail or engine == "both"

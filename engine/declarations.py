@@ -180,6 +180,9 @@ def declared_mr(lp: Path, pl: Path, shipped: bool) -> tuple[MR | None, Declarati
     decl_path = lp.with_suffix(".decl")
     if not decl_path.is_file():
         return None, {}, [_missing_decl(lp, decl_path)]
+    unreadable = [p for f in (decl_path, lp, pl) if (p := _encoding_problem(f)) is not None]
+    if unreadable:
+        return None, {}, unreadable
     errs = _twin_problems(lp, decl_path) + _twin_problems(pl, decl_path)
     decl, bad = read_declarations(decl_path)
     if errs or bad:
@@ -226,7 +229,7 @@ def _metadata(
             )
         )
     problems += _capability_problems(mid, serves, rows["mr_serves"], shown)
-    problems += _set_problems(mid, rows["mr_set"], shown)
+    problems += _set_problems(mid, rows["mr_set"], shown, shipped)
     if problems:
         return None, problems
     return MR(mid, names[0], laws[0], serves, lp, pl, shipped, sets or ("user",), decl_path), []
@@ -278,11 +281,28 @@ def _capability_problems(mid: str, serves: tuple[str, ...], rows: Rows, shown: s
     return problems
 
 
-def _set_problems(mid: str, rows: Rows, shown: str) -> list[Problem]:
-    """Set names that are not plain lower-case names."""
+# The sets only metalogic's own MRs belong to: `paper` is the six published MRs, whose scores a
+# paper reports (`--mrs paper`); a user's MR joining it would change those scores unseen.
+SHIPPED_SETS = ("paper",)
+
+
+def _set_problems(mid: str, rows: Rows, shown: str, shipped: bool = True) -> list[Problem]:
+    """Set names that are not plain lower-case names, and a user's MR in a shipped-only set."""
     problems = []
     for d, line in rows:
         name = str(d[1])
+        if not shipped and name in SHIPPED_SETS:
+            problems.append(
+                Problem(
+                    f"MR {mid} is not one of metalogic's own MRs and cannot join the set '{name}' "
+                    "(the six published MRs)",
+                    where=f"{shown}:{line}",
+                    expected="a set of your own, e.g. mr_set(" + mid + ", mine), or none (a user's MR is in "
+                    "the set 'user')",
+                    fix=f"remove mr_set({mid}, {name}) or name another set",
+                )
+            )
+            continue
         # A set is named like an MR id: the headline orders sets by name on both engines, and
         # they order plain lower-case atoms alike (strings or numbers they would not).
         if not re.fullmatch(r"[a-z][a-z0-9_]*", name):
@@ -295,6 +315,33 @@ def _set_problems(mid: str, rows: Rows, shown: str) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _encoding_problem(path: Path) -> Problem | None:
+    """A rule or declaration file that is not UTF-8, or starts with a byte order mark: clingo reads
+    neither (its message quoting such bytes once stopped the whole process)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return Problem(f"cannot read {path.name}: {exc.strerror}", where=display_path(path))
+    if data.startswith(b"\xef\xbb\xbf"):
+        return Problem(
+            f"{path.name} starts with a byte order mark (U+FEFF), which clingo cannot read",
+            where=display_path(path),
+            expected="a rule file saved as UTF-8 without a byte order mark",
+            fix=f"save {path.name} as 'UTF-8' rather than 'UTF-8 with BOM' (or delete its first 3 bytes)",
+        )
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return Problem(
+            f"{path.name} is not UTF-8 text: byte {data[exc.start]:#04x} at offset {exc.start}",
+            where=f"{display_path(path)}:{line}",
+            expected="a rule file in UTF-8",
+            fix=f"save {path.name} as UTF-8",
+        )
+    return None
 
 
 def _missing_decl(lp: Path, decl: Path) -> Problem:

@@ -201,7 +201,9 @@ class Rows:
     violation_counts: dict[str, int] = field(default_factory=dict)  # agent -> violation rows
     # Blame (engine/blame.py): (agent, sc) -> (tested answers, blamed for certain, blamed possibly)
     blame: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)
-    blame_rate: dict[tuple[str, str], int] = field(default_factory=dict)  # (agent, sc) -> wrong share, permille
+    blame_rate: dict[tuple[str, str], int] = field(
+        default_factory=dict
+    )  # (agent, sc) -> wrong share, permille
     blamed: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, query) -> certain | possible
     blamed_by: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (agent, query) -> cases
 

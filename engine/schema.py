@@ -175,7 +175,8 @@ PREDICATES: tuple[Predicate, ...] = (
     _p(
         "scene",
         "truncated",
-        "the box of O in state S reaches the image border (within 2 pixels), so the border may cut it",
+        "the box of O in state S comes within the border margin (5% of the image side; see Boxes above), "
+        "so the border may cut it",
         ("T", ID, "trajectory id"),
         ("S", STATE, "state index"),
         ("O", ID, "track id"),

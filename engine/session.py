@@ -214,7 +214,9 @@ class Session:
             if sym.type != clingo.SymbolType.Function or not _NAME.fullmatch(sym.name) or not sym.arguments:
                 raise ValueError(f"not a fact to pass as data: {line!r}")
             args = sym.arguments
-            self._data.setdefault((sym.name, len(args)), []).append(args[0] if len(args) == 1 else clingo.Tuple_(args))
+            self._data.setdefault((sym.name, len(args)), []).append(
+                args[0] if len(args) == 1 else clingo.Tuple_(args)
+            )
         return self
 
     def show(self, *signatures: tuple[str, int]) -> Session:
@@ -303,6 +305,11 @@ class Session:
         """The MR declarations of this session's rule files, each as `fact @ file`."""
         with LOCK:
             return self._prolog().declarations()
+
+    def undefined_calls(self, files: Sequence[Path]) -> list[Problem]:
+        """Calls in `files` (among this session's rule files) to predicates nothing defines."""
+        with LOCK:
+            return self._prolog().undefined_calls(files)
 
     def call(self, module: str, predicate: str, facts: Sequence[Fun]) -> list[str] | None:
         """Call `module:predicate(Facts, Lines)` with the facts as a Prolog list built through the
@@ -478,6 +485,23 @@ class PrologEngine:
 
     def declarations(self) -> list[str]:
         return sorted(_text(x) for x in self._call("ml_declarations(L)")[0]["L"])
+
+    def undefined_calls(self, files: Sequence[Path]) -> list[Problem]:
+        """The calls in the clauses of `files` (loaded) to predicates nothing defines, as problems
+        at the calling clause's line."""
+        names = ", ".join(f"'{_esc(Path(f).resolve())}'" for f in files)
+        problems = []
+        for line in (_text(x) for x in self._call(f"ml_undefined_calls([{names}], L)")[0]["L"]):
+            callee, caller, path, lineno = line.rsplit("|", 3)
+            problems.append(
+                Problem(
+                    f"SWI-Prolog: {callee} is called by {caller} but no rule or fact defines it",
+                    where=f"{display_path(Path(path))}:{lineno}",
+                    expected="a predicate defined by a rule file or declared in docs/facts.md",
+                    fix="check the spelling of the predicate in the .pl file",
+                )
+            )
+        return problems
 
     def _runtime_error(self, exc: Exception) -> MetalogicError:
         """One clear message for a rule file that fails while running; usually a .pl file calling

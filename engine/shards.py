@@ -250,7 +250,7 @@ def _check_in_fresh_process(
     and end at once: the interpreter's teardown would free clingo's symbols one by one (1.5 s for
     0.7 GB, measured), which the system reclaims in one go."""
     try:
-        rules = select_mrs(load_ruleset(rules_dirs), mrs)
+        rules = select_mrs(load_ruleset(rules_dirs, engine=engine), mrs)
         conn.send((True, run_engine(engine, rules, "".join(f"{f}.\n" for f in facts), params, detail)))
     except BaseException as exc:  # any failure goes back to the caller
         conn.send((False, _sendable(exc)))
@@ -309,7 +309,7 @@ def run_sharded(
 ) -> EngineOutput:
     """The engine's output for `facts`, computed in shards by `workers` processes."""
     t0 = time.perf_counter()
-    rules = select_mrs(load_ruleset(rules_dirs), mrs)
+    rules = select_mrs(load_ruleset(rules_dirs, engine=engine), mrs)
     refuse_cross_trajectory(rules, params, engine)
     n = shard_count(len(facts), workers)
     parts, groups = plan_shards(facts, n, by_agent=lambda: agents_apart(rules, params, engine))

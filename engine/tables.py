@@ -7,6 +7,7 @@ import json
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +75,95 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "objects": pl.Int64,
         "errors_per_object": pl.Float64,
     },
+}
+
+
+@dataclass(frozen=True)
+class Values:
+    """What a column may hold beyond its type, checked when `report` and `compare` read a check
+    output back (engine/checkvalues.py): numbers finite and within [low, high], text (and each item
+    of a list of text) at most `chars` characters, null (an empty cell) only where `null` says (and,
+    with `null_if_zero`, only in rows where that column is 0)."""
+
+    low: float | None = None
+    high: float | None = None
+    null: bool = False
+    chars: int = 0
+    null_if_zero: str = ""
+
+
+COUNT = Values(0, 2**53)  # a number of cases, answers, objects, a state index
+SHARE = Values(0, 1, null=True)  # a rate or accuracy; empty when it has nothing to count
+SCORE = Values(0, 1, null=True, null_if_zero="cases")  # a score or its bounds: empty only without cases
+PER = Values(0, 2**53, null=True)  # errors per trajectory or per object; empty when there are none
+KEY = Values(chars=1_000)  # an agent (at most 200 characters), capability, MR, id: never empty
+NAME = Values(null=True, chars=1_000)  # a value that may be missing: an answer, the evidence
+TEXT = Values(null=True, chars=100_000)  # a reason, a fact, a frame's path
+
+# The values of every column of the result tables: one line per column, and a column without one is
+# a failing test (tests/test_hostile_outputs.py).
+COUNT_VALUES = {"agent": KEY, "sc": KEY, "cases": COUNT, "violations": COUNT, "score": SCORE}
+VALUES: dict[str, dict[str, Values]] = {
+    "scores": {
+        "agent": KEY,
+        "sc": KEY,
+        "capability": KEY,
+        "headline": KEY,
+        "score": SHARE,  # empty where no answer of the capability is tested (or, for paper, no case)
+        "ci_low": SHARE,
+        "ci_high": SHARE,
+        "answers": COUNT,
+        "blamed": COUNT,
+        "blamed_certain": COUNT,
+        "blamed_possible": COUNT,
+        "cases": COUNT,
+        "violations": COUNT,
+        "invalid": COUNT,
+        "consistency": SCORE,
+        "evidence": NAME,
+        "pooled_cases": COUNT,
+        "pooled_violations": COUNT,
+        "pooled_score": Values(0, 1, null=True, null_if_zero="pooled_cases"),
+    },
+    "scores_by_set": {"set": KEY, **COUNT_VALUES},
+    "scores_by_mr": {"mr": KEY, **COUNT_VALUES},
+    "violations": {
+        "agent": KEY,
+        "case": KEY,
+        "mr": KEY,
+        "sc": KEY,
+        "reason": TEXT,
+        "trajectory": NAME,
+        "facts": TEXT,
+    },
+    "trajectories": {"agent": KEY, "trajectory": KEY, "cases": COUNT, "violations": COUNT},
+    "objects": {"agent": KEY, "trajectory": KEY, "object": KEY, "cases": COUNT, "violations": COUNT},
+    "error_rates": {
+        "agent": KEY,
+        "cases": COUNT,
+        "violations": COUNT,
+        "error_rate": SHARE,
+        "trajectories": COUNT,
+        "errors_per_trajectory": PER,
+        "objects": COUNT,
+        "errors_per_object": PER,
+    },
+}
+# Within a row: (lesser, greater) columns (violations of some cases; an interval's two ends).
+ORDERED: dict[str, list[tuple[str, str]]] = {
+    "scores": [
+        ("violations", "cases"),
+        ("pooled_violations", "pooled_cases"),
+        ("ci_low", "ci_high"),
+        ("blamed", "answers"),
+        ("blamed_certain", "blamed"),
+        ("blamed_possible", "blamed"),
+    ],
+    "scores_by_set": [("violations", "cases")],
+    "scores_by_mr": [("violations", "cases")],
+    "trajectories": [("violations", "cases")],
+    "objects": [("violations", "cases")],
+    "error_rates": [("violations", "cases")],
 }
 
 
@@ -349,10 +439,8 @@ def _write_error(path: Path, exc: OSError) -> MetalogicError:
 
 def render_scores(df: pl.DataFrame) -> str:
     """The agent x capability table for the terminal."""
-    header = (
-        "agent", "SC", "capability", "answers", "blamed", "cases", "viol.", "invalid", "score", "95% interval",
-        "consistency",
-    )  # fmt: skip
+    header: tuple[str, ...] = ("agent", "SC", "capability", "answers", "blamed", "cases", "viol.", "invalid")
+    header += ("score", "95% interval", "consistency")
     body = []
     for r in df.iter_rows(named=True):
         if not r["cases"] or r["score"] is None:

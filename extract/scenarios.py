@@ -181,14 +181,29 @@ class Household(Scenario):
         self.rng.shuffle(grid)
         pool = [o for o in objs if o.cls != "shelf"] or objs
         self.target = self._pick_target(pool)
+        # The start: a free place at least 2.5 m from the target, facing the way that shows the most
+        # labelled objects well inside the frame (the target counting double), so that the first
+        # frames hold several tracked objects; ties go to the first place of the shuffled grid.
+        best, most = None, -1
         for x, y in grid:
-            pose = Pose(x, y, self.cam_height, int(self.rng.choice([0, 90, 180, 270])), 0)
-            if self.valid(pose) and math.dist((x, y), self.target.position_mm[:2]) >= 2500:
-                self.start = pose
-                break
-        else:
-            self.start = Pose(*grid[0], self.cam_height, 0, 0)
+            if math.dist((x, y), self.target.position_mm[:2]) < 2500:
+                continue
+            for yaw in (0, 90, 180, 270):
+                pose = Pose(x, y, self.cam_height, yaw, 0)
+                if not self.valid(pose):
+                    break
+                n = sum((2 if o is self.target else 1) for o in objs if self._in_view(pose, o))
+                if n > most:
+                    best, most = pose, n
+        self.start = best or Pose(*grid[0], self.cam_height, 0, 0)
         self.task = f"navigate to the {self.target.cls} and get as close as possible"
+
+    def _in_view(self, pose: Pose, obj: GtObject) -> bool:
+        """Whether an object's centre lies 1-4.5 m ahead, within the middle 70% of the frame's width."""
+        f, left = _to_agent(pose, *obj.position_mm[:2])
+        cam = self.world.cam
+        half = math.atan(math.tan(math.radians(cam.vfov_deg) / 2) * cam.width / cam.height)
+        return 1000 <= f <= 4500 and abs(math.atan2(left, f)) <= 0.7 * half
 
     def camera(self, pose: Pose) -> Pose:
         return Pose(pose.x_mm, pose.y_mm, pose.z_mm, pose.yaw_deg, self.pitch)
@@ -418,15 +433,29 @@ class Drone(Scenario):
                 w.p.removeBody(uid)
         self.target = self._pick_target(w.objects)
         tx, ty = self.target.position_mm[:2]
-        for _ in range(200):
+        # The start: 8-14 m from the target, at the place and quarter heading (of 40 places drawn)
+        # that shows the most labelled objects well inside the frame (the target counting double),
+        # so that the first frames hold several tracked objects; the target need not be among them.
+        best, most = None, -1
+        for _ in range(40):
             x, y = int(rng.integers(-18, 19)) * 1000, int(rng.integers(-18, 19)) * 1000
-            if 8000 <= math.dist((x, y), (tx, ty)) <= 14000:
-                break
-        # Mostly set off roughly facing the target (a pilot starts with it in view), sometimes not.
-        facing = round(math.degrees(math.atan2(ty - y, tx - x)) / 90) * 90 % 360
-        yaw = facing if rng.random() < 0.6 else int(rng.choice([0, 90, 180, 270]))
+            if not 8000 <= math.dist((x, y), (tx, ty)) <= 14000:
+                continue
+            for yaw in (0, 90, 180, 270):
+                pose = Pose(x, y, 5000, yaw)
+                n = sum((2 if o is self.target else 1) for o in w.objects if self._in_view(pose, o))
+                if n > most:
+                    best, most = pose, n
+        x, y, yaw = (best.x_mm, best.y_mm, best.yaw_deg) if best else (0, 0, 0)
         self.start = Pose(x, y, int(rng.integers(4, 7)) * 1000, yaw)
         self.task = f"fly to the {self.target.cls}"
+
+    def _in_view(self, pose: Pose, obj: GtObject) -> bool:
+        """Whether an object lies 4-30 m ahead on the ground, within the middle 70% of the frame's width."""
+        f, left = _to_agent(pose, *obj.position_mm[:2])
+        cam = self.world.cam
+        half = math.atan(math.tan(math.radians(cam.vfov_deg) / 2) * cam.width / cam.height)
+        return 4000 <= f <= 30000 and abs(math.atan2(left, f)) <= 0.7 * half
 
     def camera(self, pose: Pose) -> Pose:
         return Pose(pose.x_mm, pose.y_mm, pose.z_mm, pose.yaw_deg, self.pitch)

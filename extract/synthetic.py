@@ -19,7 +19,8 @@ Conventions (those of docs/trajectories.md and logic/truth/frames.lp):
   X2 = floor(xmax + 1/2) - 1 (likewise Y), clamped to the image. It is drawn only when all 8
   corners lie in front of the camera, and dropped when under 4 pixels or outside the image. With
   noise n, each edge then moves by an integer from -n..n, and box_slack is n + 1 (else 1: the
-  rounding). `truncated`: within 2 pixels of the border, or cut by it; `occluded`: another object's
+  rounding). `truncated`: cut by the border, or within its margin (metalogic.extract.boxes.
+  border_margin, the one margin `metalogic extract` uses too); `occluded`: another object's
   silhouette (clipped at the camera) overlaps it and that object's nearest point is nearer than its
   farthest, which every real occlusion needs.
 """
@@ -35,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from metalogic.engine.terms import Atom, Fun, Term, text
-from metalogic.extract.boxes import touches_border
+from metalogic.extract.boxes import border_margin, touches_border
 
 MIN_BOX_PX = 4  # boxes narrower or lower than this are dropped (a detector would miss them)
 NEAR_MM = 1.0  # a corner must lie this far in front of the camera for a box to be drawn
@@ -232,15 +233,18 @@ def _place_object(
     return fallback
 
 
-def _whole_in_view(cam: Camera, pose: Pose, obj: Cuboid, margin: float = 3.0) -> bool:
+def _whole_in_view(cam: Camera, pose: Pose, obj: Cuboid) -> bool:
+    """Whether the object's box lies inside the image clear of the border margin (a pixel more, for
+    the rounding of its edges)."""
     ext = visible_extent(cam, pose, obj)
+    mx, my = border_margin((cam.width, cam.height))
     return (
         ext is not None
         and _all_in_front(cam, pose, obj)
-        and ext[0] > margin
-        and ext[1] > margin
-        and ext[2] < cam.width - margin
-        and ext[3] < cam.height - margin
+        and ext[0] > mx + 1
+        and ext[1] > my + 1
+        and ext[2] < cam.width - mx - 1
+        and ext[3] < cam.height - my - 1
     )
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from metalogic.extract.boxes import touches_border
+from metalogic.extract.boxes import cut_by_border
 from metalogic.extract.trajectory import Box, GtObject, Pose, triple
 
 
@@ -270,7 +270,7 @@ class World:
             ys, xs = np.nonzero(mask)
             bx = (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max()))
             hidden = depth is not None and hidden_by_nearer(mask, seg, depth)
-            out.append(Box(obj.id, obj.cls, bx, int(n), touches_border(bx, size), hidden))
+            out.append(Box(obj.id, obj.cls, bx, int(n), cut_by_border(bx, size), hidden))
         out.sort(key=lambda b: int(b.object[1:]))
         return out
 

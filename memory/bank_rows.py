@@ -126,13 +126,19 @@ class Rows:
         if not isinstance(value, bytes) or len(value) != 4 * dim:
             raise self.damaged(column, value, f"{dim} float32 numbers ({4 * dim} bytes)")
         vec = np.frombuffer(value, dtype=np.float32)
-        if not np.isfinite(vec).all():
-            raise self.damaged(column, value, "finite numbers")
+        bad = np.flatnonzero(~np.isfinite(vec))
+        if bad.size:
+            i = int(bad[0])
+            shown = f"a vector whose number {i + 1} of {dim} is {float(vec[i])}" + (
+                f" ({bad.size} numbers are not finite)" if bad.size > 1 else ""
+            )
+            raise self.damaged(column, value, f"{dim} finite float32 numbers", shown)
         return vec
 
-    def damaged(self, column: str, value: Any, expected: str) -> MetalogicError:
+    def damaged(self, column: str, value: Any, expected: str, shown: str = "") -> MetalogicError:
+        held = shown or stored_value(value)
         return MetalogicError.single(
-            f"the memory bank is damaged: {self.what} holds {stored_value(value)} in column {column}",
+            f"the memory bank is damaged: {self.what} holds {held} in column {column}",
             where=display_path(self.db),
             expected=f"{expected} in column {column}",
             fix="restore cards.sqlite from a copy, or build the bank again with 'metalogic memory build'",

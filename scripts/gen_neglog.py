@@ -8,8 +8,9 @@ from pathlib import Path
 
 OUT = Path(__file__).resolve().parent.parent / "logic" / "blame" / "neglog.facts"
 HEADER = (
-    "% neglog(P, L): L = round(100 * ln(1000 / P)), the evidence against a share of P thousandths in hundredths\n"
-    "% of a nat, for P = 1..999 (written by scripts/gen_neglog.py; tests/test_blame.py checks it against math.log).\n"
+    "% neglog(P, L): L = round(100 * ln(1000 / P)), the evidence against a share of P thousandths,\n"
+    "% in hundredths of a nat, for P = 1..999 (written by scripts/gen_neglog.py; tests/test_blame.py\n"
+    "% checks it against math.log).\n"
 )
 
 

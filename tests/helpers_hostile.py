@@ -30,6 +30,9 @@ class Reply:
     trickle_s: float = 0.0
     repeat: int = 1
     headers: tuple[tuple[str, str], ...] = ()  # more headers, e.g. (("Content-Encoding", "gzip"),)
+    cut_after: int | None = None  # announce the whole body's length, send this many bytes, hang up
+    chunked: bytes | None = None  # send these bytes as a chunked body, as they are (framing included)
+    raw: bytes | None = None  # send these bytes instead of a response (b"": none at all), then hang up
 
 
 def chat(content: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
@@ -77,6 +80,18 @@ HTML = Reply(b"<html><body><h1>502 Bad Gateway</h1></body></html>", content_type
 NO_CHOICES = Reply(b'{"object": "error", "message": "the upstream model is loading"}')
 
 
+def cut(reply: Reply, sent: int) -> Reply:
+    """`reply` with its whole Content-Length announced, the connection closed after `sent` bytes."""
+    return replace(reply, cut_after=sent)
+
+
+def bad_chunks(reply: Reply) -> Reply:
+    """`reply` as a chunked body whose second chunk's size line is not hexadecimal."""
+    half = len(reply.body) // 2
+    head = reply.body[:half]
+    return replace(reply, chunked=b"%x\r\n%s\r\nzz\r\n%s\r\n0\r\n\r\n" % (len(head), head, reply.body[half:]))
+
+
 @dataclass
 class Script:
     """What the server sends: `replies` in the order requests arrive (1-based), then `default`
@@ -115,12 +130,26 @@ def _handler(script: Script) -> type[http.server.BaseHTTPRequestHandler]:
             self._send(script.next(request))
 
         def _send(self, reply: Reply) -> None:
+            if reply.raw is not None:
+                self.wfile.write(reply.raw)
+                self.wfile.flush()
+                self.close_connection = True
+                return
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(reply.body) * reply.repeat))
+            if reply.chunked is not None:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(len(reply.body) * reply.repeat))
             for key, value in reply.headers:
                 self.send_header(key, value)
             self.end_headers()
+            if reply.chunked is not None or reply.cut_after is not None:
+                sent = reply.chunked if reply.chunked is not None else reply.body[: reply.cut_after]
+                self.wfile.write(sent)
+                self.wfile.flush()
+                self.close_connection = True  # hang up: the body stays as broken as it was sent
+                return
             if reply.repeat > 1:
                 try:
                     for _ in range(reply.repeat):

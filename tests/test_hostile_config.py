@@ -76,7 +76,65 @@ BAD = {
     ),
     "detector int": (CONFIG.replace('detector = "gt"', "detector = 5"), "eval.toml:10: 'detector' is int 5"),
     "imgsz text": (after('detector = "gt"', 'imgsz = "big"'), "eval.toml:11: 'imgsz' is str 'big'"),
-    "sc unknown": (after("seed = 1", 'sc = "bogus"'), "eval.toml:15: unknown capability 'bogus' in --sc"),
+    "sc unknown": (after("seed = 1", 'sc = ["bogus"]'), "eval.toml:15: unknown capability 'bogus' in --sc"),
+    "sc string": (
+        after("seed = 1", 'sc = "sc1a"'),
+        "eval.toml:15: [generate] sc = 'sc1a' is one string, not a list of capabilities\n"
+        '    sc = "sc1a"\n    ^\n'
+        '  expected: a list of capabilities, e.g. sc = ["sc1a", "sc2"]\n'
+        '  fix: write sc = ["sc1a"]\n',
+    ),
+    "detector passwd": (
+        CONFIG.replace('detector = "gt"', 'detector = "/etc/passwd"'),
+        "eval.toml:10: [extract] detector '/etc/passwd' is not a weights file (.pt): passwd\n",
+    ),
+    "detector folder": (
+        CONFIG.replace('detector = "gt"', 'detector = "/etc"'),
+        "eval.toml:10: [extract] detector '/etc' is a folder, not a weights file\n",
+    ),
+    "detector missing": (
+        CONFIG.replace('detector = "gt"', 'detector = "nowhere.pt"'),
+        "eval.toml:10: [extract] detector 'nowhere.pt': not a detector name and no such file\n",
+    ),
+    "noisy inf": (
+        CONFIG.replace('spec = "oracle"', 'spec = "noisy:1e309"'),
+        "eval.toml:17: noisy needs a corruption rate between 0 and 1, got '1e309'\n",
+    ),
+    "oracle cot": (
+        after('spec = "oracle"', 'prompting = "cot"'),
+        "eval.toml:18: prompting = 'cot' does not apply to the reference agent 'oracle'\n",
+    ),
+    "agent name int": (after('spec = "oracle"', "name = 5"), "eval.toml:18: 'name' is int 5\n"),
+    "agent name list": (after('spec = "oracle"', 'name = ["x"]'), "eval.toml:18: 'name' is list ['x']\n"),
+    "second agent name": (
+        after('spec = "oracle"', 'name = "first"') + '\n[[agent]]\nspec = "random"\nname = 7\n',
+        "eval.toml:28: 'name' is int 7\n",
+    ),
+    "second import missing": (
+        CONFIG + '\n[[world]]\nname = "b"\nimport = "video"\npath = "nope.mp4"\n',
+        "eval.toml:28: world 'b': import source 'nope.mp4' does not exist\n",
+    ),
+    "llamacpp image": (
+        CONFIG.replace('spec = "oracle"', 'spec = "llamacpp"\nview = "image"'),
+        "eval.toml:18: the llamacpp backend takes text only\n",
+    ),
+    "memory prompting": (
+        CONFIG.replace('spec = "oracle"', 'spec = "openai:m"\nprompting = "memory"'),
+        "eval.toml:18: prompting = 'memory' needs a memory bank, which a run configuration does not name\n",
+    ),
+    "detector empty": (
+        CONFIG.replace('detector = "gt"', 'detector = ""'),
+        "eval.toml:10: [extract] detector = '' names no detector\n",
+    ),
+    "out etc": (
+        CONFIG.replace('out = "run"', 'out = "/etc"'),
+        "eval.toml:1: out = '/etc' is /etc, a system folder; the run would write its folders "
+        "(trajectories/, facts/, questions/, check/, ...) there\n",
+    ),
+    "out root": (
+        CONFIG.replace('out = "run"', 'out = "/usr/../"'),
+        "eval.toml:1: out = '/usr/../' is /, a system folder;",
+    ),
     "strategy int": (after("seed = 1", "strategy = 5"), "eval.toml:15: 'strategy' is int 5"),
     "max text": (
         CONFIG.replace("max_per_trajectory = 10", 'max_per_trajectory = "lots"'),
@@ -144,6 +202,62 @@ def test_a_wrong_setting_is_one_error_before_anything_runs(
     assert err.startswith(f"error: {first}"), err
     assert "Traceback" not in err and out == ""
     assert not (tmp_path / "run").exists()  # no stage ran
+
+
+def test_every_wrong_setting_is_its_own_error(tmp_path: Path) -> None:
+    """Three wrong settings in three tables: three errors, each at its own line, in one go."""
+    text = after("seed = 1", 'sc = "sc2"').replace('detector = "gt"', 'detector = "/etc"')
+    cfg = write(tmp_path, text.replace('spec = "oracle"', 'spec = "noisy:nan"'))
+    code, _out, err = run_cli("run", str(cfg))
+    assert code == 2
+    heads = [line.removeprefix("error: ") for line in err.splitlines() if not line.startswith(" ")]
+    assert [h.split(": ")[0] for h in heads] == [f"{cfg}:10", f"{cfg}:15", f"{cfg}:18"], err
+    assert "detector '/etc' is a folder" in err and "sc = 'sc2' is one string" in err
+    assert "noisy needs a corruption rate between 0 and 1, got 'nan'" in err
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_detector_file_that_is_not_weights_is_refused_before_any_stage(tmp_path: Path) -> None:
+    fake = tmp_path / "weights.pt"
+    fake.write_text("not weights at all\n")
+    cfg = write(tmp_path, CONFIG.replace('detector = "gt"', 'detector = "weights.pt"'))
+    code, _out, err = run_cli("run", str(cfg))
+    assert code == 2
+    assert err == (
+        f"error: {cfg}:10: [extract] detector 'weights.pt' is not a weights file: weights.pt does not start "
+        "as one written by torch.save\n"
+        '    detector = "weights.pt"\n    ^\n'
+        "  expected: gt, default, metalogic-yolo, or the path of an Ultralytics weights file (.pt)\n"
+        "  fix: give the path of a .pt weights file\n"
+    )
+    assert not (tmp_path / "run").exists()
+
+
+def test_out_through_a_symlink_loop_is_one_error(tmp_path: Path) -> None:
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    cfg = write(tmp_path, CONFIG.replace('out = "run"', 'out = "loop/run"'))
+    code, _out, err = run_cli("run", str(cfg))
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(f"error: {cfg}:1: out = 'loop/run' cannot be resolved: "), err
+    assert "  fix: point out = ... at a real folder\n" in err
+
+
+def test_out_in_the_metalogic_checkout_needs_out_anywhere(tmp_path: Path) -> None:
+    from metalogic.app.runpaths import checkout as find_checkout
+
+    checkout = find_checkout()
+    if checkout is None:
+        pytest.skip("metalogic is installed as a package, not run from its checkout")
+    cfg = write(tmp_path, CONFIG.replace('out = "run"', f'out = "{checkout}"'))
+    code, _out, err = run_cli("run", str(cfg))
+    assert code == 2
+    assert err.startswith(f"error: {cfg}:1: out = '{checkout}' is {checkout}, the metalogic checkout;"), err
+    assert "  fix: set out = ... to another folder (or pass --out-anywhere if you really mean it)\n" in err
+    (tmp_path / "b").mkdir()
+    engine = write(tmp_path / "b", CONFIG.replace('out = "run"', f'out = "{checkout / "engine" / "x"}"'))
+    assert "inside metalogic's own code" in run_cli("run", str(engine))[2]
+    # the option lets it through (checked here on the configuration alone: nothing runs)
+    assert load_config(cfg, out_anywhere=True).out == checkout
 
 
 def test_a_config_with_a_byte_order_mark_runs(tmp_path: Path) -> None:

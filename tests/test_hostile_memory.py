@@ -110,6 +110,22 @@ def test_a_damaged_card_is_one_clear_error(bank: Path, column: str, value: objec
     assert err == damaged(f"card 2 holds {shown} in column {column}", expected)
 
 
+def test_a_nan_embedding_is_named_as_such(bank: Path) -> None:
+    """Right length, impossible numbers: once shown as 'holds 1536 bytes', which names no fault."""
+    import numpy as np
+
+    vec = np.zeros(384, dtype=np.float32)
+    vec[[6, 9]] = np.nan
+    plant(bank, "UPDATE cards SET embedding = ? WHERE id = 2", vec.tobytes())
+    (bank / "index.hnsw").unlink()  # embeddings are read when the index is rebuilt from the database
+    code, out, err = run_cli("memory", "query", "bank", "lamp camera")
+    assert (code, out) == (2, "")
+    assert err == damaged(
+        "card 2 holds a vector whose number 7 of 384 is nan (2 numbers are not finite) in column embedding",
+        "384 finite float32 numbers in column embedding",
+    )
+
+
 def test_damaged_meta_is_one_clear_error(bank: Path) -> None:
     plant(bank, "UPDATE meta SET value = ? WHERE key = 'dim'", "384); shell('touch marker'")
     code, _out, err = run_cli("memory", "stats", "bank")

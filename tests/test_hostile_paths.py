@@ -340,3 +340,25 @@ def test_a_facts_file_linking_outside_its_folder_is_refused_unread(tmp_path: Pat
     (facts / "evil.lp").unlink()
     code, _, err = run_cli("check", str(facts))
     assert "outside the facts folder" not in err
+
+
+@pytest.mark.parametrize("max_side", ["0", "64"])
+def test_a_frame_that_is_not_an_image_is_one_error_naming_the_file(tmp_path: Path, max_side: str) -> None:
+    """PIL names the buffer it read from ('<_io.BytesIO object at 0x...>'); the error names the file.
+    Also for a frame sent as it is (no boxes drawn, not scaled), which was sent unread."""
+    run = write_run(tmp_path / "run", queries=ONE, frames=True)
+    frame = run / "frames" / "hall_0.png"
+    frame.write_bytes(b"this is not a png at all\n")
+    with hostile_server(script := Script()) as url:
+        code, _out, err = run_cli(
+            "ask", str(run), "--agent", "openai:m", "--view", "image", "--boxes", "listed",
+            "--max-side", max_side, "--no-cache", "--base-url", url, "--no-progress",
+        )  # fmt: skip
+    assert code == 2
+    assert err == (
+        f"error: cannot read frame image {frame.resolve()}: it is not an image file (it starts with "
+        "b'this is not a pn')\n"
+        "  expected: a PNG or JPEG file\n"
+        "  fix: re-extract the trajectory, or ask with --view text\n"
+    )
+    assert "BytesIO" not in err and script.requests == []

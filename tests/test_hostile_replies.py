@@ -20,8 +20,10 @@ from helpers_hostile import (
     NOT_JSON,
     Reply,
     Script,
+    bad_chunks,
     chat,
     compressed,
+    cut,
     gzip_bomb,
     hostile_server,
 )
@@ -366,3 +368,74 @@ def test_a_damaged_journal_line_is_asked_again(tmp_path: Path, line: bytes) -> N
         code, out, err = ask(run, url, None)
     assert code == 0, err
     assert "1 to ask of 3 questions (2 answered before)" in out and len(script.requests) == 4
+
+
+def _broken(reply: Reply) -> list[Reply]:
+    """The ways a reply body breaks on the wire: cut short of its Content-Length (a connection that
+    drops while the body streams in), and a malformed chunked body."""
+    return [cut(reply, len(reply.body) // 2), bad_chunks(reply)]
+
+
+def test_a_connection_dropped_in_the_body_is_retried_like_any_failure(tmp_path: Path) -> None:
+    """The whole Content-Length announced and the connection closed half way (e.g. 148 of 297 bytes),
+    then a malformed chunked body: each is one failed attempt, retried within --retries, and the
+    question gets its answer."""
+    run = write_run(tmp_path / "run", queries=ONE)
+    good = chat('{"answer": "farther_right"}')
+    script = Script(_broken(good), default=good)
+    with hostile_server(script) as url:
+        code, _out, err = ask(run, url, tmp_path / "c.sqlite3", "--retries", "2")
+    assert code == 0, err
+    assert read_answers(run / "answers" / "openai_m.lp") == {"q1": "farther_right"}
+    assert [r["attempts"] for r in journal(run)] == [3] and len(script.requests) == 3
+
+
+BEFORE_THE_BODY = {
+    "no-reply": Reply(b"", raw=b""),
+    "cut-in-headers": Reply(b"", raw=b"HTTP/1.1 200 OK\r\nContent-Type: applica"),
+    "not-http": Reply(b"", raw=b"SSH-2.0-OpenSSH_9.6\r\n\r\n"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BEFORE_THE_BODY))
+def test_a_connection_that_breaks_before_the_body_is_retried_too(tmp_path: Path, case: str) -> None:
+    """No reply at all, headers cut off, something that is not HTTP: each one failed attempt."""
+    run = write_run(tmp_path / "run", queries=ONE)
+    bad = BEFORE_THE_BODY[case]
+    script = Script([bad, bad], default=chat('{"answer": "farther_right"}'))
+    with hostile_server(script) as url:
+        code, _out, err = ask(run, url, None, "--retries", "2")
+    assert code == 0, err
+    assert read_answers(run / "answers" / "openai_m.lp") == {"q1": "farther_right"}
+    assert [r["attempts"] for r in journal(run)] == [3]
+    with hostile_server(Script(default=bad)) as url:
+        code, _out, err = ask(run, url, None, "--retries", "0", "--restart")
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith("error: 1 question(s) got no answer; first: q1: gave up after 1 attempts: "), err
+
+
+@pytest.mark.parametrize("broken", [0, 1], ids=["cut-short", "bad-chunks"])
+def test_a_reply_that_always_breaks_fails_its_question_and_the_run_goes_on(
+    tmp_path: Path, broken: int
+) -> None:
+    run = write_run(tmp_path / "run", queries=THREE)
+    good = chat('{"answer": "farther_right"}')
+    bad = _broken(good)[broken]
+    script = Script([bad, bad], default=chat("3"))
+    cache = tmp_path / "c.sqlite3"
+    with hostile_server(script) as url:
+        code, out, err = ask(run, url, cache, "--retries", "1", "--limit", "2")
+    assert code == 2
+    why = {
+        0: "peer closed connection without sending complete message body",
+        1: "illegal chunk header: bytearray(b'zz\\r\\n')",
+    }[broken]
+    first = err.split("\n")[0]
+    assert first.startswith(
+        "error: 1 question(s) got no answer; first: q1: gave up after 2 attempts: the connection broke "
+        f"while the reply was read: {why}"
+    ), err
+    assert "Traceback" not in err and "2 to ask of 3 questions" in out
+    assert len(script.requests) == 3  # q1 twice, then q2: the run went on with the other question
+    assert set(read_answers(run / "answers" / "openai_m.lp")) == {"q2"}
+    assert len(cached(cache)) == 1  # q2's reply only; nothing of a broken body is kept

@@ -79,14 +79,14 @@ def test_oracle_breaks_no_logic_mr_and_almost_no_pixel_mr(scores) -> None:
     assert {r["mr"] for r in pixel} >= {"mr7", "mr8", "mr9", "mr10", "mr11"}
     cases = sum(int(r["cases"]) for r in pixel)
     violations = sum(int(r["violations"]) for r in pixel)
-    assert cases >= 300
+    assert cases >= 250  # 5% border margin: fewer whole boxes than at 2 pixels (300)
     assert violations / cases <= 0.005, f"{violations} false positives in {cases} pixel MR cases"
 
 
 def test_scores_fall_with_noise_and_random_is_lowest(scores) -> None:
     by_sc, _ = scores
     table = {(r["agent"], r["sc"]): (int(r["cases"]), float(r["score"])) for r in by_sc}
-    sizable = sorted({sc for (ag, sc), (n, _) in table.items() if ag == "oracle" and n >= 30})
+    sizable = sorted({sc for (ag, sc), (n, _) in table.items() if ag == "oracle" and n >= 25})
     assert len(sizable) >= 6
     for sc in sizable:
         ladder = [table[(ag, sc)][1] for ag in LADDER]

@@ -273,6 +273,24 @@ ml_declarations(Lines) :-
                  clause(G, true, Ref), clause_property(Ref, file(F)),
                  ml_text(G, T), format(string(L), "~w @ ~w", [T, F]) ), Lines).
 
+%% ml_undefined_calls(+Files, -Calls): the goals that the clauses loaded from Files call and that
+%% no rule or fact defines (usually a typo), each as "Name/Arity|CallerName/CallerArity|File|Line".
+%% Read from the loaded code, meta-calls (findall/3, \+, forall/2, ...) included, so that a clause
+%% a run never reaches is checked too.
+:- use_module(library(prolog_codewalk)).
+:- dynamic ml_undef/3.
+ml_note_undefined(Callee, Caller, clause(Ref)) :- !, assertz(ml_undef(Callee, Caller, Ref)).
+ml_note_undefined(_, _, _).
+ml_undefined_calls(Files, Calls) :-
+    retractall(ml_undef(_, _, _)),
+    findall(R, ( member(F, Files), source_file(user:H, F), clause(user:H, _, R) ), Refs),
+    prolog_walk_code([undefined(trace), on_trace(ml_note_undefined), source(false), clauses(Refs)]),
+    findall(S, ( ml_undef(_:G, _:C, Ref), functor(G, N, A), functor(C, CN, CA),
+                 clause_property(Ref, file(File)), clause_property(Ref, line_count(L)),
+                 format(string(S), "~w/~w|~w/~w|~w|~w", [N, A, CN, CA, File, L]) ), Found),
+    retractall(ml_undef(_, _, _)),
+    sort(Found, Calls).
+
 %% ml_predicate_place(+Name, +Arity, -File, -Line): where a predicate is defined.
 ml_predicate_place(Name, Arity, File, Line) :-
     functor(H, Name, Arity), predicate_property(user:H, file(File)), predicate_property(user:H, line_count(Line)).

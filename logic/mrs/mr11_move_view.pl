@@ -103,11 +103,16 @@ mr11_ask(Ag, Q, distance_against_view, dist(Rs, A, B)) :- query(Q, move_dist(T, 
 mr11_off(Ag, C, dir(SX, SF, SZ, R, W)) :- mr11_placements(Ag, C, P1, P2), mr11_parts(P1, P2, R, Parts),
     member(I-Sg, [x-SX, f-SF, z-SZ]), memberchk(I-(L-H), Parts), mr11_sign_off(Sg, L, H, W).
 mr11_off(Ag, mr11(Q, O), depth(K, M)) :- mr11_move(Q, _, T, S1, S2),
-    obs_whole(T, S1, O, _, Y1, _, Y2), obs_whole(T, S2, O, _, Z1, _, Z2), H1 is Y2 - Y1 + 1, H2 is Z2 - Z1 + 1,
+    obs_whole(T, S1, O, _, Y1, _, Y2), obs_whole(T, S2, O, _, Z1, _, Z2),
+    \+ mr11_steep(T, S1, Y1, Y2), \+ mr11_steep(T, S2, Z1, Z2), H1 is Y2 - Y1 + 1, H2 is Z2 - Z1 + 1,
     depth_of(Ag, T, S1, O, D1), depth_of(Ag, T, S2, O, D2), D1 =< 200000, D2 =< 200000, H1 =< 5000, H2 =< 5000,
     W is max(H1, H2) * max(D1, D2) // 1000 * M + (2 * K + 1) * (D1 + D2), abs(H1 * D1 - H2 * D2) > W.
 mr11_off(Ag, C, dist(Rs, A, B)) :- mr11_placements(Ag, C, P1, P2), maplist(mr11_sums(P1, P2), Rs, Sums),
     member(Way, [short, long]), forall(member(Sm, Sums), mr11_length_off(Way, Sm, A, B)).
+% A steep view: the box centre more than scale_level off the horizon (see mr11_move_view.lp).
+mr11_steep(T, S, Y1, Y2) :- once((camera(T, _, Fy, _, Cy), obs_pitch(T, S, C, Sn))),
+    V is 2 * Cy - Y1 - Y2 - 1, N is V * C + 2 * Fy * Sn, D is 2 * Fy * C - V * Sn,
+    param(scale_level, L), L >= 0, ( D =< 0 -> true ; 1000 * abs(N) > L * D ).
 mr11_sign_off(1, _, H, W) :- 10 * H =< W.
 mr11_sign_off(-1, L, _, W) :- 10 * L >= -W.
 mr11_sign_off(0, L, H, W) :- ( 10 * L > W ; 10 * H < -W ), !.

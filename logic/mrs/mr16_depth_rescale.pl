@@ -3,7 +3,12 @@
 :- include('mr16_depth_rescale.decl').
 
 mr16_at(T, S, O, Q, H) :- depth_query(Q, T, S, O), obs_whole(T, S, O, _, Y1, _, Y2), H is Y2 - Y1 + 1,
-    obs_slack(T, K), H >= 10 * (2 * K + 1).
+    obs_slack(T, K), H >= 10 * (2 * K + 1), \+ mr16_steep(T, S, Y1, Y2).
+% Steep views make no case: where the camera and its pitch are known, the box's centre row must lie
+% at most scale_level (a tangent, in thousandths) off the horizon (see mr16_depth_rescale.lp).
+mr16_steep(T, S, Y1, Y2) :- once((camera(T, _, Fy, _, Cy), obs_pitch(T, S, C, Sn))),
+    V is 2 * Cy - Y1 - Y2 - 1, N is V * C + 2 * Fy * Sn, D is 2 * Fy * C - V * Sn,
+    param(scale_level, L), L >= 0, ( D =< 0 -> true ; 1000 * abs(N) > L * D ).
 mr16_next(T, O, S1, S2) :- mr16_at(T, S1, O, _, _), aggregate_all(min(S), (mr16_at(T, S, O, _, _), S > S1), S2).
 mr16_link_of(T, O, Q1, Q2, H1, H2) :- mr16_next(T, O, S1, S2), mr16_at(T, S1, O, Q1, H1), mr16_at(T, S2, O, Q2, H2),
     2 * H1 =< 3 * H2, 2 * H2 =< 3 * H1.
