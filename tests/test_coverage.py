@@ -51,7 +51,7 @@ enabled = false
 
 
 @pytest.fixture(scope="module", params=WORLDS, ids=lambda w: f"{w[0]}-{w[1]}-steps")
-def covered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def covered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     scenario, steps, seed = request.param
     tmp = tmp_path_factory.mktemp(f"cover_{scenario}_{steps}")
     (tmp / "eval.toml").write_text(_config(scenario, steps, seed))
@@ -60,7 +60,7 @@ def covered(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFac
     return scenario, steps, res
 
 
-def test_every_capability_has_cases_and_the_oracle_keeps_them(covered) -> None:  # type: ignore[no-untyped-def]
+def test_every_capability_has_cases_and_the_oracle_keeps_them(covered) -> None:
     scenario, steps, res = covered
     by_sc: dict[str, int] = defaultdict(int)
     for _case, _mr, sc in res.rows.testcases:

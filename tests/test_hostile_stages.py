@@ -134,7 +134,7 @@ def test_a_failing_generate_keeps_the_questions_and_every_answer(
     real = gen.generate
 
     def generate_then_fail(*args: object, **kwargs: object) -> object:
-        real(*args, **kwargs)  # type: ignore[arg-type]
+        real(*args, **kwargs)
         raise MetalogicError.single("generate failed after writing")
 
     monkeypatch.setattr(gen, "generate", generate_then_fail)
@@ -155,7 +155,7 @@ def test_a_failing_world_keeps_its_old_trajectories(done: Path, monkeypatch: pyt
     real = sim.simulate_episodes
 
     def simulate_then_fail(*args: object, **kwargs: object) -> object:
-        real(*args, **kwargs)  # type: ignore[arg-type]
+        real(*args, **kwargs)
         raise MetalogicError.single("the simulator failed after writing")
 
     monkeypatch.setattr(sim, "simulate_episodes", simulate_then_fail)

@@ -21,7 +21,7 @@ PIXEL_MRS = {"mr5", "mr7", "mr8", "mr9", "mr10", "mr11", "mr16"}
 
 
 @pytest.fixture(scope="module")
-def checked(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+def checked(tmp_path_factory: pytest.TempPathFactory):
     from metalogic.engine.check import run_check
 
     root = tmp_path_factory.mktemp("steep")
@@ -36,7 +36,7 @@ def checked(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untype
     return run_check(str(root / "run"))
 
 
-def test_no_mr16_case_in_a_steep_view_and_the_oracle_keeps_every_mr16_and_mr11_case(checked) -> None:  # type: ignore[no-untyped-def]
+def test_no_mr16_case_in_a_steep_view_and_the_oracle_keeps_every_mr16_and_mr11_case(checked) -> None:
     cases = [c for c, mr, _ in checked.rows.testcases if mr == "mr16"]
     assert len(cases) >= 20
     # nor MR11, whose depth reason holds box height times depth to the same law (world (77, 3, 24):
@@ -47,7 +47,7 @@ def test_no_mr16_case_in_a_steep_view_and_the_oracle_keeps_every_mr16_and_mr11_c
     assert "mr16(steep_43,o5)" not in cases
 
 
-def test_the_oracle_keeps_the_pixel_mrs_on_level_and_pitched_views(checked) -> None:  # type: ignore[no-untyped-def]
+def test_the_oracle_keeps_the_pixel_mrs_on_level_and_pitched_views(checked) -> None:
     pixel = [(c, mr) for c, mr, _ in checked.rows.testcases if mr in PIXEL_MRS]
     broken = {(c, mr) for ag, c, mr, _, _ in checked.rows.violations if ag == "oracle" and mr in PIXEL_MRS}
     assert len(pixel) >= 500
