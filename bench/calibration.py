@@ -72,10 +72,6 @@ def _noise(path: Path) -> float:
     return float(m.group(1)) if m else 0.0
 
 
-def _noise(path: Path) -> float:
-    m = NOISY.search(path.name)
-    return float(m.group(1)) if m else 0.0
-
 
 def panel_folder(run: Path, folder: Path) -> list[str]:
     """The run's facts, questions and answers in `folder`, with the panel's made agents; their names."""
