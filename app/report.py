@@ -63,6 +63,7 @@ class TableIndex:
     frames: dict[tuple[str, int], str] = field(default_factory=dict)  # (traj, state) -> path
     boxes: dict[tuple[str, int], list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
     image_size: dict[str, tuple[int, int]] = field(default_factory=dict)
+    blame: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, query) -> certain | possible
 
     check: CheckOutput | None = None  # where the tables came from, to name a row that is wrong
 
@@ -94,6 +95,8 @@ def table_index(chk: CheckOutput) -> TableIndex:
         idx.answers[(r["agent"], r["query"])] = r["answer"]
         if r["raw_reply"] is not None:
             idx.raw[(r["agent"], r["query"])] = r["raw_reply"]
+        if r.get("blame"):
+            idx.blame[(r["agent"], r["query"])] = r["blame"]
     for r in t["questions"].iter_rows(named=True):
         idx.contents[r["query"]] = r["content"]
         if r["form"]:
@@ -165,6 +168,7 @@ def violation_entries(
                     "answer": idx.answers.get((agent, q), ""),
                     "truth": truth.get(q),
                     "raw": idx.raw.get((agent, q)),
+                    "blame": idx.blame.get((agent, q)),
                 }
             )
         frames = _frames_of(views) if shown[agent] < max_frames else []
@@ -189,6 +193,22 @@ def violation_entries(
         )
         shown[agent] += 1
     return entries, wanted, left_out
+
+
+BLAMED_SHOWN = 200  # blamed answers listed per agent (all of them are in blamed.csv)
+
+
+def blamed_rows(res: CheckOutput, idx: TableIndex) -> list[dict[str, Any]]:
+    """Each agent's blamed answers for the page (up to BLAMED_SHOWN each), with their questions."""
+    shown: Counter[str] = Counter()
+    rows = []
+    for r in res.tables["blamed"].iter_rows(named=True):
+        if shown[r["agent"]] >= BLAMED_SHOWN:
+            continue
+        shown[r["agent"]] += 1
+        cases = r["cases"] if isinstance(r["cases"], list) else str(r["cases"] or "").split("\n")
+        rows.append({**r, "content": idx.contents.get(r["query"], ""), "cases": [c for c in cases if c]})
+    return rows
 
 
 def _frames_of(views: list[tuple[str, list[int], list[str]]]) -> list[tuple[str, int, list[str]]]:
@@ -308,6 +328,7 @@ def build_report(
         "error_rates": chk.tables["error_rates"].to_dicts(),
         "mr_errors": mr_error_rows(chk),
         "accuracy": chk.tables["accuracy"].to_dicts() if truth else [],
+        "blamed": blamed_rows(chk, idx),
         "violations": entries,
         "images": images,
     }

@@ -72,7 +72,6 @@ def _noise(path: Path) -> float:
     return float(m.group(1)) if m else 0.0
 
 
-
 def panel_folder(run: Path, folder: Path) -> list[str]:
     """The run's facts, questions and answers in `folder`, with the panel's made agents; their names."""
     questions = run / "questions"
@@ -104,6 +103,26 @@ def panel_folder(run: Path, folder: Path) -> list[str]:
     return names
 
 
+# The headline as it is (blame) and as it was before blame (the share of test cases kept).
+ALTERNATIVES = {"blame": "score", "cases kept": "consistency"}
+
+
+def measure(acc: pl.DataFrame, sc: str, column: str) -> dict[str, object]:
+    """Spearman and mean absolute difference of `column` against the tested accuracy over the
+    agents with tested answers of capability sc, and the lowest `column` where every tested answer
+    is right."""
+    rows = acc.filter((pl.col("sc") == sc) & (pl.col("tested") > 0) & pl.col(column).is_not_null())
+    scores, truth = rows[column].to_list(), rows["tested_accuracy"].to_list()
+    worst = rows.filter(pl.col("tested_accuracy") == 1.0).sort(column).head(1)
+    return {
+        "agents": rows.height,
+        "spearman": spearman(scores, truth),
+        "mae": sum(abs(a - b) for a, b in zip(scores, truth, strict=True)) / len(scores) if scores else None,
+        "worst_truthful": worst[column][0] if worst.height else None,
+        "worst_truthful_agent": worst["agent"][0] if worst.height else None,
+    }
+
+
 def calibrate(run: Path) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="metalogic-calibration-") as tmp:
         folder = Path(tmp, "facts")
@@ -118,19 +137,7 @@ def calibrate(run: Path) -> dict[str, object]:
         acc = pl.read_csv(out / "accuracy.csv").filter(pl.col("sc") != "all")
     per_sc: dict[str, dict[str, object]] = {}
     for sc in SCS:
-        rows = acc.filter((pl.col("sc") == sc) & (pl.col("tested") > 0) & pl.col("score").is_not_null())
-        scores, truth = rows["score"].to_list(), rows["tested_accuracy"].to_list()
-        truthful = rows.filter(pl.col("tested_accuracy") == 1.0)
-        worst = truthful.sort("score").head(1)
-        per_sc[sc] = {
-            "agents": rows.height,
-            "spearman": spearman(scores, truth),
-            "mae": sum(abs(a - b) for a, b in zip(scores, truth, strict=True)) / len(scores)
-            if scores
-            else None,
-            "worst_truthful": worst["score"][0] if worst.height else None,
-            "worst_truthful_agent": worst["agent"][0] if worst.height else None,
-        }
+        per_sc[sc] = {name: measure(acc, sc, column) for name, column in ALTERNATIVES.items()}
     agents = acc.select("agent", "sc", "score", "tested_accuracy").to_dicts()
     return {"run": str(run), "check_seconds": round(secs, 1), "per_sc": per_sc, "agents": agents}
 
@@ -139,15 +146,25 @@ def show(result: dict[str, object]) -> None:
     per_sc = result["per_sc"]
     assert isinstance(per_sc, dict)
     print(f"\n{result['run']} (check {result['check_seconds']} s)")
-    print("| capability | agents | Spearman | mean abs. diff. | worst truthful score |")
-    print("|---|---|---|---|---|")
-    for sc, r in per_sc.items():
-        sp = "-" if r["spearman"] is None else f"{r['spearman']:.2f}"
-        mae = "-" if r["mae"] is None else f"{r['mae']:.3f}"
-        worst = (
-            "-" if r["worst_truthful"] is None else f"{r['worst_truthful']:.3f} ({r['worst_truthful_agent']})"
-        )
-        print(f"| {sc} | {r['agents']} | {sp} | {mae} | {worst} |")
+    names = list(ALTERNATIVES)
+    print(
+        "| capability | agents | "
+        + " | ".join(f"Spearman, {n} | mean abs. diff., {n} | worst truthful, {n}" for n in names)
+        + " |"
+    )
+    print("|---|---|" + "---|---|---|" * len(names))
+    for sc, by in per_sc.items():
+        cells = [sc, str(by[names[0]]["agents"])]
+        for n in names:
+            r = by[n]
+            cells.append("-" if r["spearman"] is None else f"{r['spearman']:.2f}")
+            cells.append("-" if r["mae"] is None else f"{r['mae']:.3f}")
+            cells.append(
+                "-"
+                if r["worst_truthful"] is None
+                else f"{r['worst_truthful']:.2f} ({r['worst_truthful_agent']})"
+            )
+        print("| " + " | ".join(cells) + " |")
 
 
 def main() -> int:

@@ -34,22 +34,15 @@ def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]
     """Add the blamed/3, blame_count/5 and blame_rate/3 lines of one engine's check output to it."""
     conflicts, held, tested = lines["conflict_set"], lines["answer_held"], lines["tested_answers"]
     param_lines = [f"param({k},{params[k]})" for k in PARAMS]
-    groups = answer_groups(conflicts)
-    limit = params["blame_exact_max"]
-    big = [f"big({ag},{q})" for ag, members in groups for q in members if len(members) > limit]
-    parts = [
-        f"part({ag},{i},{q})"
-        for i, (ag, members) in enumerate(groups)
-        if len(members) <= limit
-        for q in members
-    ]
+    members = [(line, *_agent_query(line)) for line in sorted(conflicts)]
     rates = {_agent_sc(t): params["blame_prior_permille"] for t in tested}
-    given = [*conflicts, *held, *param_lines, *big]
     blamed: set[str] = set()
     counts: set[str] = set()
     for _ in range(max(1, params["blame_rounds"])):
         rate_lines = [f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items())]
-        blamed = diagnose(engine, [*given, *rate_lines], parts)
+        kept = reduce_sets(engine, members, [*held, *param_lines, *rate_lines])
+        big, parts = _groups([line for line, _, _ in kept], params["blame_exact_max"])
+        blamed = diagnose(engine, [*(line for line, _, _ in kept), *held, *param_lines, *big, *rate_lines], parts)
         counts, new_rates = estimate(engine, [*tested, *held, *param_lines, *blamed])
         if new_rates == rates:
             break
@@ -57,6 +50,31 @@ def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]
     lines["blamed"] = blamed
     lines["blame_count"] = counts
     lines["blame_rate"] = {f"blame_rate({ag},{sc},{p})" for (ag, sc), p in rates.items()}
+
+
+REDUCE_PASSES = 5  # each pass takes out the answers no optimal diagnosis retracts (reduce.lp)
+
+
+def reduce_sets(
+    engine: str, members: list[tuple[str, str, str]], given: list[str]
+) -> list[tuple[str, str, str]]:
+    """The conflict set rows (line, agent, query) without the answers no optimal diagnosis retracts,
+    taken out pass by pass until none is left (each pass keeps the optimal diagnoses)."""
+    for _ in range(REDUCE_PASSES):
+        found = _solve(engine, "reduce", [*(line for line, _, _ in members), *given])
+        if not found:
+            break
+        out = {_agent_query(line) for line in found}
+        members = [m for m in members if (m[1], m[2]) not in out]
+    return members
+
+
+def _groups(conflicts: list[str], limit: int) -> tuple[list[str], list[str]]:
+    """big/2 lines for the answers of groups above `limit`, part/3 lines for the others."""
+    groups = answer_groups(conflicts)
+    big = [f"big({ag},{q})" for ag, qs in groups for q in qs if len(qs) > limit]
+    parts = [f"part({ag},{i},{q})" for i, (ag, qs) in enumerate(groups) if len(qs) <= limit for q in qs]
+    return big, parts
 
 
 def answer_groups(conflicts: Iterable[str]) -> list[tuple[str, list[str]]]:
@@ -115,11 +133,7 @@ def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:
 
 def estimate(engine: str, given: list[str]) -> tuple[set[str], dict[tuple[str, str], int]]:
     """blame_count/5 lines and each (agent, capability)'s share of wrong answers in thousandths."""
-    if engine == "clingo":
-        session = Session("clingo", tables=False).load(BLAME_DIR / "rates.lp").add_lines(given)
-        found = {str(s) for s in session.symbols()}
-    else:
-        found = _prolog("ml_blame:ml_blame_estimate", given)
+    found = _solve(engine, "rates", given)
     counts = {line for line in found if line.startswith("blame_count(")}
     rates = {}
     for line in found - counts:
@@ -128,11 +142,27 @@ def estimate(engine: str, given: list[str]) -> tuple[set[str], dict[tuple[str, s
     return counts, rates
 
 
+_PROLOG_GOALS = {"rates": "ml_blame:ml_blame_estimate", "reduce": "ml_blame:ml_blame_reduce"}
+
+
+def _solve(engine: str, program: str, given: list[str]) -> set[str]:
+    """The lines of a stratified blame program (rates.lp or reduce.lp, or its Prolog twin)."""
+    if engine == "clingo":
+        session = Session("clingo", tables=False).load(BLAME_DIR / f"{program}.lp").add_lines(given)
+        return {str(s) for s in session.symbols()}
+    return _prolog(_PROLOG_GOALS[program], given)
+
+
 def _prolog(goal: str, given: list[str]) -> set[str]:
     with LOCK:
         engine = PrologEngine()
         engine.load_resident(BLAME_DIR / "blame.pl")
         return engine.run_lines(goal, given)
+
+
+def _agent_query(line: str) -> tuple[str, str]:
+    args = clingo.parse_term(line).arguments
+    return str(args[0]), str(args[-1])
 
 
 def _agent_sc(line: str) -> tuple[str, str]:

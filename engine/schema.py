@@ -331,6 +331,7 @@ RESULTS: dict[str, int] = {
     "blame_count": 5,
     "blame_rate": 3,
 }
+BLAME_RESULTS = {"blamed": 3, "blame_count": 5, "blame_rate": 3}  # made by engine/blame.py, after the check
 
 # Predicates that `metalogic check` derives; a facts file giving them is a mistake worth naming:
 # the results, and what the rules derive or are given along the way.

@@ -78,10 +78,12 @@ function scoreHeatmap() {
   const by = Object.fromEntries(D.scores.map(r => [r.agent + "\u0000" + r.sc, r]));
   return grid(AGENTS, SCS, a => a, sc => sc.toUpperCase(), (a, sc) => {
     const r = by[a + "\u0000" + sc];
-    if (!r || !r.cases) return null;
+    if (!r || !r.cases || r.score === null) return null;
+    const blamed = r.headline === "blame" ? `${r.blamed} of ${r.answers} tested answers blamed ` +
+      `(${r.blamed_certain} for certain), ` : "";
     return {fill: scoreColor(r.score), text: r.score.toFixed(2),
             tip: `${a}, ${sc} (${capName(sc)}): score ${r.score.toFixed(3)}, 95% interval ` +
-                 `[${r.ci_low.toFixed(3)}, ${r.ci_high.toFixed(3)}], ${r.violations} of ${r.cases} ` +
+                 `[${r.ci_low.toFixed(3)}, ${r.ci_high.toFixed(3)}], ${blamed}${r.violations} of ${r.cases} ` +
                  `test cases violated, ${r.invalid} with an invalid answer`};
   }, "heatmap-svg");
 }
@@ -156,10 +158,12 @@ function accuracy() {
   if (!D.accuracy.length) return h("p", {class: "hint", text: "No ground truth in this run: accuracy needs gt_* facts."});
   const rows = D.accuracy.map(r => ({cls: r.sc === "all" ? "total" : null,
     cells: [r.agent, r.sc === "all" ? "all" : `${r.sc} ${capName(r.sc)}`, r.with_truth, pct(r.accuracy),
+            r.tested, pct(r.tested_accuracy), r.score === null || r.score === undefined ? "\u2013" : pct(r.score),
             pct(r.consistency), r.wrong, r.flagged, r.consistent_but_wrong, pct(r.consistent_but_wrong_share),
             r.untested_wrong]}));
-  const tbl = table("accuracy-table", ["agent", "capability", "answers with truth", "accuracy", "consistency",
-    "wrong", "flagged by an MR", "consistent but wrong", "share", "of which untested"], rows, [2, 3, 4, 5, 6, 7, 8, 9]);
+  const tbl = table("accuracy-table", ["agent", "capability", "answers with truth", "accuracy", "tested",
+    "true accuracy (tested)", "estimated (score)", "consistency", "wrong", "flagged by an MR", "consistent but wrong",
+    "share", "of which untested"], rows, [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
   return h("div", {}, scatter(), tbl);
 }
 
@@ -213,7 +217,8 @@ function violationCard(v) {
     const known = q.truth !== null && q.truth !== undefined;
     return h("tr", {},
       h("td", {}, h("code", {text: q.q})), h("td", {}, h("code", {text: q.content})), h("td", {text: q.form}),
-      h("td", {class: known ? (q.answer === q.truth ? "right" : "wrong") : null}, h("code", {text: q.answer})),
+      h("td", {class: known ? (q.answer === q.truth ? "right" : "wrong") : null}, h("code", {text: q.answer}),
+        q.blame ? h("span", {class: `tag blamed ${q.blame}`, text: `blamed (${q.blame})`}) : null),
       h("td", {}, known ? h("code", {text: q.truth}) : "\u2013"), h("td", {text: q.raw || ""}));
   });
   const frames = v.frames.map(frameFigure).filter(Boolean);
@@ -230,6 +235,22 @@ function violationCard(v) {
       h("thead", {}, h("tr", {}, ["query", "question", "form", "answer", "truth", "reply"].map(c => h("th", {text: c})))),
       h("tbody", {}, qrows)),
     h("details", {}, h("summary", {text: `the ${v.facts.length} facts behind it`}), h("pre", {text: v.facts.join("\n")})));
+}
+
+function blamedList() {
+  if (!D.blamed.length) return h("p", {class: "hint", text: "No answer is blamed."});
+  const pick = h("select", {id: "blamed-agent", onchange: () => draw()},
+    [...new Set(D.blamed.map(r => r.agent))].map(a => h("option", {value: a, text: a})));
+  const out = h("div", {id: "blamed-list"});
+  function draw() {
+    const rows = D.blamed.filter(r => r.agent === pick.value).map(r => ({cells: [
+      h("code", {text: r.query}), h("code", {text: r.content}), `${r.sc} ${capName(r.sc)}`, h("code", {text: r.answer}),
+      r.truth === null ? "\u2013" : h("code", {text: r.truth}), r.blame, r.cases.join(" ")]}));
+    out.replaceChildren(table("blamed-table", ["query", "question", "capability", "answer", "truth", "blame",
+      "violated cases"], rows, []));
+  }
+  draw();
+  return h("div", {}, h("label", {}, "Agent ", pick), out);
 }
 
 function browser() {
@@ -293,6 +314,7 @@ function main() {
   drawShare();
   document.getElementById("error-rates").appendChild(errorRates());
   document.getElementById("accuracy").appendChild(accuracy());
+  document.getElementById("blamed").appendChild(blamedList());
   document.getElementById("browser").appendChild(browser());
   document.getElementById("rules").appendChild(rulesSection());
   document.body.dataset.rendered = "yes";

@@ -6,7 +6,7 @@
 % engine/blame.py finds) is searched on its own by branch and bound, which gives the same optimum
 % because groups share no conflict set. Certain: no diagnosis without the answer is as cheap as the
 % optimum; possible: some diagnosis with it is.
-:- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2]).
+:- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2, ml_blame_reduce/2]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(assoc)).
@@ -28,6 +28,12 @@ load_neglog :-
 ml_blame_diagnose(In, Out) :-
     reset, load_input(In),
     findall(L, diagnose_line(L), Ls0), sort(Ls0, Ls),
+    write_lines(Out, Ls).
+
+%% ml_blame_reduce(+In, +Out): dominated/2 lines (reduce.lp).
+ml_blame_reduce(In, Out) :-
+    reset, load_input(In),
+    findall(dominated(Ag, Q), dominated(Ag, Q), Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
 %% ml_blame_estimate(+In, +Out): blame_count/5 and rate/3 lines (rates.lp).
@@ -53,6 +59,17 @@ suspect(Ag, Q) :- conflict_set(Ag, _, _, Q), \+ big(Ag, Q).
 weight(Ag, Q, W) :-
     answer_held(Ag, Q, SC, H), rate(Ag, SC, P), neglog(P, A), P1 is 1000 - P, neglog(P1, B),
     param(blame_held_weight, Hw), W0 is A - B + Hw * H, W is max(1, W0).
+
+% ---- answers no optimal diagnosis retracts (reduce.lp)
+dominated(Ag, Q) :-
+    findall(Ag0-Q0, conflict_set(Ag0, _, _, Q0), Keys0), sort(Keys0, Keys), member(Ag-Q, Keys),
+    weight(Ag, Q, W),
+    findall(C-K, conflict_set(Ag, C, K, Q), Sets0), sort(Sets0, Sets),
+    others_min_sum(Sets, Ag, Q, 0, Sum), W > Sum.
+others_min_sum([], _, _, Sum, Sum).
+others_min_sum([C-K|Sets], Ag, Q, S0, Sum) :-
+    findall(W2, ( conflict_set(Ag, C, K, Q2), Q2 \== Q, weight(Ag, Q2, W2) ), Ws), Ws \== [],
+    min_list(Ws, M), S1 is S0 + M, others_min_sum(Sets, Ag, Q, S1, Sum).
 
 % ---- big groups (diagnose.lp)
 diagnose_line(big_blamed(Ag, Q, Kind)) :-

@@ -175,7 +175,8 @@ ml_emit_all(Dir, S, Detail) :-
 % What blame starts from (conflicts.pl): each agent's conflict sets, the evidence for each answer in
 % one, and the tested answers per capability.
 ml_emit_blame_input(S) :-
-    forall(agent(Ag), ( ml_conflict_rows(Ag, Rows), forall(member(R, Rows), ml_emit(S, R)),
+    forall(agent(Ag), ( ml_conflict_rows(Ag, Rows),
+                        forall(member(conflict_set(A, C, K, Q), Rows), ml_emit(S, conflict_set(A, C, K, Q))),
                         findall(Q, member(conflict_set(_, _, _, Q), Rows), Qs0), sort(Qs0, Qs),
                         forall(( member(Q, Qs), answer_held(Ag, Q, SC, H) ), ml_emit(S, answer_held(Ag, Q, SC, H))) )),
     forall(tested_answers(Ag, SC, N), ml_emit(S, tested_answers(Ag, SC, N))).
