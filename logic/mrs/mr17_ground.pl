@@ -1,5 +1,6 @@
 % MR17 ground anchor: an object standing on a known surface meets it where the ray through its box's
-% bottom row meets that surface, so a camera of known height and pitch bounds its depth and size.
+% bottom row meets that surface, so a camera of known height and pitch bounds its depth and size,
+% and the distances between such objects and from the camera.
 :- include('mr17_ground.decl').
 
 % The geometry and the rounding allowances are explained in mr17_ground.lp; the same integer steps
@@ -24,25 +25,53 @@ mr17_depth_of(T, S, O, DL, DH) :- mr17_ahead(T, S, O, FL, FH),
     AX is max(AL + EL, AH + EH), AN is min(AL - EL, AH - EH), AN >= 100,
     DL is FL * 1000 // AX, DH is (FH + R) * 1000 // AN + 1.
 
-mr17_top(T, S, O, FL, FF, B1, A1L, A1H, B2, A2L, A2H) :- mr17_ahead(T, S, O, FL, FH),
-    mr17_rows(T, S, O, _, _, _, V1, V2), obs_pitch(T, S, C, Sn), camera(T, _, Fy, _, _), mr17_reach(T, O, R),
-    FF is FH + 2 * R,
+mr17_fan(T, S, O, top, V1, V2, FL, FF) :- mr17_ahead(T, S, O, FL, FH), mr17_rows(T, S, O, _, _, _, V1, V2),
+    mr17_reach(T, O, R), FF is FH + 2 * R.
+mr17_fan(T, S, O, mid, V1, V2, FL, FF) :- mr17_ahead(T, S, O, FL, FH), obs_span(T, S, O, _, _, V1, V2),
+    mr17_reach(T, O, R), FF is FH + R.
+mr17_ray(T, S, O, K, FL, FF, B1, A1L, A1H, B2, A2L, A2H) :- mr17_fan(T, S, O, K, V1, V2, FL, FF),
+    obs_pitch(T, S, C, Sn), camera(T, _, Fy, _, _),
     E1 is 2 + abs(V1) // Fy, A1 is C - V1 * Sn // Fy, B1 is V1 * C // Fy + Sn - E1,
     E2 is 2 + abs(V2) // Fy, A2 is C - V2 * Sn // Fy, B2 is V2 * C // Fy + Sn + E2,
     A1L is A1 - E1, A1H is A1 + E1, A2L is A2 - E2, A2H is A2 + E2, A1L >= 100, A2L >= 100.
-mr17_ztop_lo(FL, FF, B, AL, AH, Z) :- ( B >= 0 -> Z is FL * B // AH ; Z is FF * B // AL - 1 ).
-mr17_ztop_hi(FL, FF, B, AL, AH, Z) :- ( B >= 0 -> Z is FF * B // AL + 1 ; Z is FL * B // AH ).
-mr17_size_of(T, S, O, HL, HH) :- mr17_rows(T, S, O, G, _, _, _, _),
-    mr17_top(T, S, O, FL, FF, B1, A1L, A1H, B2, A2L, A2H),
-    mr17_ztop_lo(FL, FF, B1, A1L, A1H, ZL), mr17_ztop_hi(FL, FF, B2, A2L, A2H, ZH), HL is G + ZL, HH is G + ZH.
+mr17_z(T, S, O, K, ZL, ZH) :- mr17_ray(T, S, O, K, FL, FF, B1, A1L, A1H, B2, A2L, A2H),
+    ( B1 >= 0 -> ZL is FL * B1 // A1H ; ZL is FF * B1 // A1L - 1 ),
+    ( B2 >= 0 -> ZH is FF * B2 // A2L + 1 ; ZH is FL * B2 // A2H ).
+mr17_size_of(T, S, O, HL, HH) :- mr17_rows(T, S, O, G, _, _, _, _), mr17_z(T, S, O, top, ZL, ZH),
+    HL is G + ZL, HH is G + ZH.
+
+mr17_pos_of(T, S, O, XL, XH, FLc, FHc, ZLc, ZHc) :- mr17_depth_of(T, S, O, DL, DH), DH =< 100000,
+    mr17_ahead(T, S, O, FL, FH), mr17_reach(T, O, R), obs_span(T, S, O, UL, UH, _, _), camera(T, Fx, _, _, _),
+    DLc is DL // 10, DHc is DH // 10 + 1,
+    XA is min(min(UL * DLc, UL * DHc), min(UH * DLc, UH * DHc)),
+    XB is max(max(UL * DLc, UL * DHc), max(UH * DLc, UH * DHc)),
+    abs(XA // Fx) =< 10000, abs(XB // Fx) =< 10000, mr17_z(T, S, O, mid, ZL, ZH),
+    XL is XA // Fx - 1, XH is XB // Fx + 1, FLc is FL // 10, FHc is (FH + R) // 10 + 1,
+    ZLc is ZL // 10 - 1, ZHc is ZH // 10 + 1.
 
 % The intervals of every anchored box are stored once per run, before the cases (the driver's
 % ml_mr_store/2): the cases, their verdicts and their explanations read them again.
-:- dynamic mr17_depth_row/5, mr17_size_row/5.
-ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5]).
+:- dynamic mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4.
+ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4]).
 mr17_store :-
     ml_forall_set(d(T, S, O, DL, DH), mr17_depth_of(T, S, O, DL, DH), assertz(mr17_depth_row(T, S, O, DL, DH))),
-    ml_forall_set(s(T, S, O, HL, HH), mr17_size_of(T, S, O, HL, HH), assertz(mr17_size_row(T, S, O, HL, HH))).
+    ml_forall_set(s(T, S, O, HL, HH), mr17_size_of(T, S, O, HL, HH), assertz(mr17_size_row(T, S, O, HL, HH))),
+    ml_forall_set(p(T, S, O, XL, XH, FL, FH, ZL, ZH), mr17_pos_of(T, S, O, XL, XH, FL, FH, ZL, ZH),
+                  assertz(mr17_pos_row(T, S, O, XL, XH, FL, FH, ZL, ZH))),
+    ml_forall_set(q(Q, K, N, X), mr17_span_of(Q, K, N, X), assertz(mr17_span_row(Q, K, N, X))).
+
+% Distances between two anchored objects of a frame and from the camera to one: the least and
+% greatest squared length in cm^2 (see mr17_ground.lp).
+mr17_pq(Q, K, T, S, A, B) :- member(K, [obj_dist, map_dist]), pair_query(Q, K, T, S, A, B), A \== B.
+mr17_span_of(Q, K, N, X) :- mr17_pq(Q, K, T, S, A, B), mr17_pos_row(T, S, A, AXL, AXH, AFL, AFH, AZL, AZH),
+    mr17_pos_row(T, S, B, BXL, BXH, BFL, BFH, BZL, BZH),
+    GX is max(0, max(AXL - BXH, BXL - AXH)), GF is max(0, max(AFL - BFH, BFL - AFH)),
+    GZ is max(0, max(AZL - BZH, BZL - AZH)),
+    SX is max(AXH - BXL, BXH - AXL), SF is max(AFH - BFL, BFH - AFL), SZ is max(AZH - BZL, BZH - AZL),
+    ( K == obj_dist -> N is GX * GX + GF * GF + GZ * GZ, X is SX * SX + SF * SF + SZ * SZ
+    ; N is GX * GX + GF * GF, X is SX * SX + SF * SF ).
+mr17_span_of(Q, ego_dist, N, X) :- object_query(Q, ego_dist, T, S, O), mr17_pos_row(T, S, O, XL, XH, FL, FH, _, _),
+    MX is max(0, max(XL, -XH)), XX is max(abs(XL), abs(XH)), N is MX * MX + FL * FL, X is XX * XX + FH * FH.
 
 mr17_dq(Q, T, S, O) :- depth_query(Q, T, S, O), once(mr17_depth_row(T, S, O, _, _)).
 mr17_sq(Q, T, O) :- object_query(Q, size, T, _, O), once(mr17_size_row(T, _, O, _, _)).
@@ -50,6 +79,12 @@ testcase(mr17d(Q), mr17, sc3b) :- mr17_dq(Q, _, _, _).
 testcase(mr17s(Q), mr17, sc3a) :- mr17_sq(Q, _, _).
 case_query(mr17d(Q), Q) :- mr17_dq(Q, _, _, _).
 case_query(mr17s(Q), Q) :- mr17_sq(Q, _, _).
+mr17_dcase(mr17o(Q), Q, sc2b) :- mr17_span_row(Q, obj_dist, _, _).
+mr17_dcase(mr17m(Q), Q, sc4b) :- mr17_span_row(Q, K, _, _), K \== obj_dist.
+testcase(mr17o(Q), mr17, sc2b) :- mr17_dcase(mr17o(Q), _, _).
+testcase(mr17m(Q), mr17, sc4b) :- mr17_dcase(mr17m(Q), _, _).
+case_query(mr17o(Q), Q) :- mr17_dcase(mr17o(Q), _, _).
+case_query(mr17m(Q), Q) :- mr17_dcase(mr17m(Q), _, _).
 
 violates(Ag, mr17d(Q), R) :- mr17_dq(Q, T, S, O), mag_answer(Ag, Q, D), mr17_depth_row(T, S, O, DL, DH),
     param(depth_round_mm, Rd), param(ground_slack_permille, P),
@@ -58,6 +93,11 @@ mr17_short(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr1
     param(ground_slack_permille, P), H < HL - 10 - abs(HL) * P // 1000.
 mr17_tall(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, _, HH),
     param(ground_slack_permille, P), H > HH + 10 + abs(HH) * P // 1000.
+violates(Ag, mr17o(Q), R) :- mr17_dviolates(Ag, Q, R).
+violates(Ag, mr17m(Q), R) :- mr17_dviolates(Ag, Q, R).
+mr17_dviolates(Ag, Q, R) :- mag_answer(Ag, Q, L), L =< 200000, mr17_span_row(Q, _, N, X),
+    param(ground_slack_permille, P), W is 20 + L * P // 1000, AL is (L - W) // 10, AH is (L + W) // 10 + 1,
+    ( AL > 0, AL * AL > X, R = farther_than_ground ; AH * AH < N, R = nearer_than_ground ).
 violates(Ag, mr17s(Q), shorter_than_ground) :- once(mr17_short(Ag, Q, _)).
 violates(Ag, mr17s(Q), taller_than_ground) :- once(mr17_tall(Ag, Q, _)).
 
