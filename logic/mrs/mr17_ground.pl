@@ -45,20 +45,21 @@ mr17_pos_of(T, S, O, XL, XH, FLc, FHc, ZLc, ZHc) :- mr17_depth_of(T, S, O, DL, D
     DLc is DL // 10, DHc is DH // 10 + 1,
     XA is min(min(UL * DLc, UL * DHc), min(UH * DLc, UH * DHc)),
     XB is max(max(UL * DLc, UL * DHc), max(UH * DLc, UH * DHc)),
-    abs(XA // Fx) =< 10000, abs(XB // Fx) =< 10000, mr17_z(T, S, O, mid, ZL, ZH),
+    abs(XA // Fx) =< 10000, abs(XB // Fx) =< 10000, mr17_z(T, S, O, mid, ZL, ZH), abs(ZL) =< 100000, abs(ZH) =< 100000,
     XL is XA // Fx - 1, XH is XB // Fx + 1, FLc is FL // 10, FHc is (FH + R) // 10 + 1,
     ZLc is ZL // 10 - 1, ZHc is ZH // 10 + 1.
 
 % The intervals of every anchored box are stored once per run, before the cases (the driver's
 % ml_mr_store/2): the cases, their verdicts and their explanations read them again.
-:- dynamic mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4.
-ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4]).
+:- dynamic mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_disp_row/5.
+ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_disp_row/5]).
 mr17_store :-
     ml_forall_set(d(T, S, O, DL, DH), mr17_depth_of(T, S, O, DL, DH), assertz(mr17_depth_row(T, S, O, DL, DH))),
     ml_forall_set(s(T, S, O, HL, HH), mr17_size_of(T, S, O, HL, HH), assertz(mr17_size_row(T, S, O, HL, HH))),
     ml_forall_set(p(T, S, O, XL, XH, FL, FH, ZL, ZH), mr17_pos_of(T, S, O, XL, XH, FL, FH, ZL, ZH),
                   assertz(mr17_pos_row(T, S, O, XL, XH, FL, FH, ZL, ZH))),
-    ml_forall_set(q(Q, K, N, X), mr17_span_of(Q, K, N, X), assertz(mr17_span_row(Q, K, N, X))).
+    ml_forall_set(q(Q, K, N, X), mr17_span_of(Q, K, N, X), assertz(mr17_span_row(Q, K, N, X))),
+    ml_forall_set(v(Q, O, R, Lo, Hi), mr17_disp_of(Q, O, R, Lo, Hi), assertz(mr17_disp_row(Q, O, R, Lo, Hi))).
 
 % Distances between two anchored objects of a frame and from the camera to one: the least and
 % greatest squared length in cm^2 (see mr17_ground.lp).
@@ -93,6 +94,44 @@ mr17_short(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr1
     param(ground_slack_permille, P), H < HL - 10 - abs(HL) * P // 1000.
 mr17_tall(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, _, HH),
     param(ground_slack_permille, P), H > HH + 10 + abs(HH) * P // 1000.
+% Moves (SC1-b; see mr17_ground.lp): the views of a move_dist question are stored with their
+% squared lengths for each quarter turn, mr17_disp_row(Q, O, R, Lo, Hi).
+mr17_mq(Q, T, S1, S2) :- move_query(Q, move_dist, T, S1, S2), agent_camera(T), S1 \== S2.
+mr17_view(Q, O) :- mr17_disp_row(Q, O, 0, _, _).
+mr17_quarter(0, 1, 0).
+mr17_quarter(1, 0, 1).
+mr17_quarter(2, -1, 0).
+mr17_quarter(3, 0, -1).
+mr17_disp_of(Q, O, 0, Lo, Hi) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, _, _, _, _),
+    mr17_pos_row(T, S2, O, X2L, X2H, _, _, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
+    DZ is abs(H2 - H1) // 10, once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)),
+    mr17_reach(T, O, Rc), E is Rc * 70 // 1000 + 1, TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
+    GX is max(0, max(X1L - X2H, X2L - X1H)), SX is max(X1H - X2L, X2H - X1L),
+    GF is max(0, max(TL, -TH)), SF is max(TH, -TL),
+    Lo is GX * GX + GF * GF + DZ * DZ, Hi is SX * SX + SF * SF + DZ * DZ.
+mr17_disp_of(Q, O, R, Lo, Hi) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, F1L, F1H, _, _),
+    mr17_pos_row(T, S2, O, X2L, X2H, F2L, F2H, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
+    DZ is abs(H2 - H1) // 10, mr17_quarter(R, Cr, Sr), R =\= 0,
+    XS = [Cr * X2L - Sr * F2L, Cr * X2L - Sr * F2H, Cr * X2H - Sr * F2L, Cr * X2H - Sr * F2H],
+    FS = [Sr * X2L + Cr * F2L, Sr * X2L + Cr * F2H, Sr * X2H + Cr * F2L, Sr * X2H + Cr * F2H],
+    min_list(XS, RXL0), max_list(XS, RXH0), min_list(FS, RFL0), max_list(FS, RFH0),
+    RXL is RXL0, RXH is RXH0, RFL is RFL0, RFH is RFH0,
+    GX is max(0, max(X1L - RXH, RXL - X1H)), SX is max(X1H - RXL, RXH - X1L),
+    GF is max(0, max(F1L - RFH, RFL - F1H)), SF is max(F1H - RFL, RFH - F1L),
+    Lo is GX * GX + GF * GF + DZ * DZ, Hi is SX * SX + SF * SF + DZ * DZ.
+testcase(mr17v(Q), mr17, sc1b) :- distinct(Q, mr17_disp_row(Q, _, 0, _, _)).
+case_query(mr17v(Q), Q) :- once(mr17_disp_row(Q, _, 0, _, _)).
+mr17_moveq(Q, Qm) :- mr17_mq(Q, T, S1, S2), move_query(Qm, move_dir, T, S1, S2).
+case_support(mr17v(Q), Qm) :- once(mr17_disp_row(Q, _, 0, _, _)), mr17_moveq(Q, Qm).
+mr17_turn(Ag, Q, R) :- mr17_moveq(Q, Qm), move_answer(Ag, Qm, move(_, N)), !, turn(N, R).
+mr17_turn(_, _, R) :- mr17_quarter(R, _, _).
+mr17_steps(Ag, Q, A, B) :- mag_answer(Ag, Q, N), N =< 10000, mr17_mq(Q, T, _, _), step_mm(T, Mm), S is (Mm + 5) // 10,
+    (2 * N + 1) * S =< 40000, A is (2 * N - 1) * S - 4, B is (2 * N + 1) * S + 4.
+mr17_fits(Ag, Q, O, A, B) :- mr17_turn(Ag, Q, R), mr17_disp_row(Q, O, R, Lo, Hi),
+    ( A =< 0 -> true ; A * A // 4 =< Hi ), (B * B + 3) // 4 >= Lo.
+violates(Ag, mr17v(Q), distance_against_ground) :- mr17_steps(Ag, Q, A, B),
+    mr17_view(Q, O), \+ mr17_fits(Ag, Q, O, A, B), !.
+
 violates(Ag, mr17o(Q), R) :- mr17_dviolates(Ag, Q, R).
 violates(Ag, mr17m(Q), R) :- mr17_dviolates(Ag, Q, R).
 mr17_dviolates(Ag, Q, R) :- mag_answer(Ag, Q, L), L =< 200000, mr17_span_row(Q, _, N, X),
