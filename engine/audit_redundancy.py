@@ -52,6 +52,11 @@ def probe(family: str) -> str:
             ]
         for s in ("0", "1"):
             out += [_q(f"sz{s}{o}", f"size(w, {s}, {o})", "choice") for o in ("a", "b", "c")]
+        # A cycle of four relations in frame 2 with no triple of questions around it (MR18's kind).
+        out += [
+            _q(f"oc{a}{b}", f"obj_dir(w, 2, {a}, {b})", "choice")
+            for a, b in (("a", "b"), ("b", "c"), ("c", "d"), ("d", "a"))
+        ]
         out += [
             _q("od1ab", "obj_dir(w, 1, a, b)", "choice"),
             _q("odabb", "obj_dir(w, 0, a, b)", "reversed"),
