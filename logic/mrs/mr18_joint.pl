@@ -4,7 +4,8 @@
 
 % The difference constraints and the two shapes of cycle are explained in mr18_joint.lp.
 mr18_q(Q, T, S, A, B) :- pair_query(Q, obj_dir, T, S, A, B), A \== B.
-mr18_frame_of(T, S) :- distinct(T-S, mr18_q(_, T, S, _, _)), aggregate_all(count, mr18_q(_, T, S, _, _), N), N >= 3.
+mr18_frame_of(T, S) :- distinct(T-S, mr18_q(_, T, S, _, _)), aggregate_all(count, mr18_q(_, T, S, _, _), N), N >= 3,
+    aggregate_all(set(O), ( mr18_q(_, T, S, A, B), member(O, [A, B]) ), Os), length(Os, No), No >= 4.
 :- dynamic mr18_frame_row/2.
 ml_mr_store(mr18_store, [mr18_frame_row/2]).
 mr18_store :- ml_forall_set(T-S, mr18_frame_of(T, S), assertz(mr18_frame_row(T, S))).
