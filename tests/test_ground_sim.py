@@ -91,7 +91,9 @@ def test_the_oracle_breaks_no_ground_case_and_metric_distortions_fall(run: Path,
                 line = line.replace("answer(oracle,", f"answer({name},")
             lines.append(line)
         (tmp_path / f"{name}.lp").write_text("\n".join(lines) + "\n")
-    res = run_check(str(tmp_path), mrs=["mr17"])
+    # Both engines on the whole run (they must agree on every case, violation, score and
+    # explanation, or the check fails): MR17 and MR18 on real simulated boxes and answers.
+    res = run_check(str(tmp_path), mrs=["mr17", "mr18"], engine="both")
     scores = {(a, sc): (n, v) for a, sc, n, v in res.rows.scores}
     oracle_cases = {sc: n for (a, sc), (n, v) in scores.items() if a == "oracle"}
     assert oracle_cases.get("sc3b", 0) >= 20 and oracle_cases.get("sc2b", 0) >= 10
