@@ -54,15 +54,16 @@ mr17_pos_of(T, S, O, XL, XH, FLc, FHc, ZLc, ZHc) :- mr17_depth_of(T, S, O, DL, D
 
 % The intervals of every anchored box are stored once per run, before the cases (the driver's
 % ml_mr_store/2): the cases, their verdicts and their explanations read them again.
-:- dynamic mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_disp_row/5.
-ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_disp_row/5]).
+:- dynamic mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_axes_row/8.
+ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_axes_row/8]).
 mr17_store :-
     ml_forall_set(d(T, S, O, DL, DH), mr17_depth_of(T, S, O, DL, DH), assertz(mr17_depth_row(T, S, O, DL, DH))),
     ml_forall_set(s(T, S, O, HL, HH), mr17_size_of(T, S, O, HL, HH), assertz(mr17_size_row(T, S, O, HL, HH))),
     ml_forall_set(p(T, S, O, XL, XH, FL, FH, ZL, ZH), mr17_pos_of(T, S, O, XL, XH, FL, FH, ZL, ZH),
                   assertz(mr17_pos_row(T, S, O, XL, XH, FL, FH, ZL, ZH))),
     ml_forall_set(q(Q, K, N, X), mr17_span_of(Q, K, N, X), assertz(mr17_span_row(Q, K, N, X))),
-    ml_forall_set(v(Q, O, R, Lo, Hi), mr17_disp_of(Q, O, R, Lo, Hi), assertz(mr17_disp_row(Q, O, R, Lo, Hi))).
+    ml_forall_set(v(Q, O, R, GX, SX, GF, SF, DZ), mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ),
+                  assertz(mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ))).
 
 % Distances between two anchored objects of a frame and from the camera to one: the least and
 % greatest squared length in cm^2 (see mr17_ground.lp).
@@ -98,21 +99,20 @@ mr17_short(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr1
 mr17_tall(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, _, HH),
     param(ground_slack_permille, P), H > HH + 10 + abs(HH) * P // 1000.
 % Moves (SC1-b; see mr17_ground.lp): the views of a move_dist question are stored with their
-% squared lengths for each quarter turn, mr17_disp_row(Q, O, R, Lo, Hi).
+% parts for each quarter turn, mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ).
 mr17_mq(Q, T, S1, S2) :- move_query(Q, move_dist, T, S1, S2), agent_camera(T), S1 \== S2.
-mr17_view(Q, O) :- mr17_disp_row(Q, O, 0, _, _).
+mr17_view(Q, O) :- mr17_axes_row(Q, O, 0, _, _, _, _, _).
 mr17_quarter(0, 1, 0).
 mr17_quarter(1, 0, 1).
 mr17_quarter(2, -1, 0).
 mr17_quarter(3, 0, -1).
-mr17_disp_of(Q, O, 0, Lo, Hi) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, _, _, _, _),
+mr17_axes_of(Q, O, 0, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, _, _, _, _),
     mr17_pos_row(T, S2, O, X2L, X2H, _, _, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
     DZ is abs(H2 - H1) // 10, once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)),
     mr17_reach(T, O, Rc), E is Rc * 70 // 1000 + 1, TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
     GX is max(0, max(X1L - X2H, X2L - X1H)), SX is max(X1H - X2L, X2H - X1L),
-    GF is max(0, max(TL, -TH)), SF is max(TH, -TL),
-    Lo is GX * GX + GF * GF + DZ * DZ, Hi is SX * SX + SF * SF + DZ * DZ.
-mr17_disp_of(Q, O, R, Lo, Hi) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, F1L, F1H, _, _),
+    GF is max(0, max(TL, -TH)), SF is max(TH, -TL).
+mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, F1L, F1H, _, _),
     mr17_pos_row(T, S2, O, X2L, X2H, F2L, F2H, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
     DZ is abs(H2 - H1) // 10, mr17_quarter(R, Cr, Sr), R =\= 0,
     XS = [Cr * X2L - Sr * F2L, Cr * X2L - Sr * F2H, Cr * X2H - Sr * F2L, Cr * X2H - Sr * F2H],
@@ -120,17 +120,22 @@ mr17_disp_of(Q, O, R, Lo, Hi) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X
     min_list(XS, RXL0), max_list(XS, RXH0), min_list(FS, RFL0), max_list(FS, RFH0),
     RXL is RXL0, RXH is RXH0, RFL is RFL0, RFH is RFH0,
     GX is max(0, max(X1L - RXH, RXL - X1H)), SX is max(X1H - RXL, RXH - X1L),
-    GF is max(0, max(F1L - RFH, RFL - F1H)), SF is max(F1H - RFL, RFH - F1L),
-    Lo is GX * GX + GF * GF + DZ * DZ, Hi is SX * SX + SF * SF + DZ * DZ.
-testcase(mr17v(Q), mr17, sc1b) :- distinct(Q, mr17_disp_row(Q, _, 0, _, _)).
-case_query(mr17v(Q), Q) :- once(mr17_disp_row(Q, _, 0, _, _)).
+    GF is max(0, max(F1L - RFH, RFL - F1H)), SF is max(F1H - RFL, RFH - F1L).
+testcase(mr17v(Q), mr17, sc1b) :- distinct(Q, mr17_axes_row(Q, _, 0, _, _, _, _, _)).
+case_query(mr17v(Q), Q) :- once(mr17_axes_row(Q, _, 0, _, _, _, _, _)).
 mr17_moveq(Q, Qm) :- mr17_mq(Q, T, S1, S2), move_query(Qm, move_dir, T, S1, S2).
-case_support(mr17v(Q), Qm) :- once(mr17_disp_row(Q, _, 0, _, _)), mr17_moveq(Q, Qm).
-mr17_turn(Ag, Q, R) :- mr17_moveq(Q, Qm), move_answer(Ag, Qm, move(_, N)), !, turn(N, R).
-mr17_turn(_, _, R) :- mr17_quarter(R, _, _).
+case_support(mr17v(Q), Qm) :- once(mr17_axes_row(Q, _, 0, _, _, _, _, _)), mr17_moveq(Q, Qm).
+mr17_turn(Ag, Q, R, A, B) :- mr17_moveq(Q, Qm), move_answer(Ag, Qm, move(N, Tn)), !, turn(Tn, R),
+    dir_name(move, N, A, B, _).
+mr17_turn(_, _, R, 9, 9) :- mr17_quarter(R, _, _).
+% A part answered 0 whose least length the views leave at most 3 cm is at most 3 cm (see the .lp).
+mr17_clamp(0, G, S, C) :- G =< 3, !, C is min(S, 3).
+mr17_clamp(_, _, S, S).
 mr17_steps(Ag, Q, A, B) :- mag_answer(Ag, Q, N), N =< 10000, mr17_mq(Q, T, _, _), step_mm(T, Mm), S is (Mm + 5) // 10,
     (2 * N + 1) * S =< 40000, A is (2 * N - 1) * S - 4, B is (2 * N + 1) * S + 4.
-mr17_fits(Ag, Q, O, A, B) :- mr17_turn(Ag, Q, R), mr17_disp_row(Q, O, R, Lo, Hi),
+mr17_fits(Ag, Q, O, A, B) :- mr17_turn(Ag, Q, R, SA, SB), mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ),
+    mr17_clamp(SA, GX, SX, CX), mr17_clamp(SB, GF, SF, CF),
+    Lo is GX * GX + GF * GF + DZ * DZ, Hi is CX * CX + CF * CF + DZ * DZ,
     ( A =< 0 -> true ; A * A // 4 =< Hi ), (B * B + 3) // 4 >= Lo.
 violates(Ag, mr17v(Q), distance_against_ground) :- mr17_steps(Ag, Q, A, B),
     mr17_view(Q, O), \+ mr17_fits(Ag, Q, O, A, B), !.
