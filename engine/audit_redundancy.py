@@ -87,15 +87,15 @@ def probe(family: str) -> str:
     return "".join(out)
 
 
-# (world, depths, moves): worlds of the families with boxes in which the non-redundancy search looks for a
-# witness, one at a time. Chosen to be varied: both objects whole in view with a level or pitched
+# (world, depths, moves, ground): worlds of the families with boxes in which the non-redundancy
+# search looks for a witness, one at a time. Chosen to be varied: both objects whole in view with a level or pitched
 # camera, one object cut by the border (where only the MRs that need no box apply), a step forward
 # (level and pitched) and standing still; one world without its depth questions, where an MR that
 # needs no depth answer (MR12) is the only one to hold two answers to each other; and one without
-# its move questions, where the depths of two frames meet only each other and the boxes (MR16). The
-# last of each family is searched again without the camera's height (ground = 0: a rig that does
-# not know it), where MR17 reads nothing and the MRs that hold sizes and depths to the boxes alone
-# (MR10, MR16) are the only ones to see them.
+# its move questions, where the depths of two frames meet only each other and the boxes (MR16).
+# Some are searched again without the camera's height (ground = 0: a rig that does not know it),
+# where MR17 reads nothing and the MRs that hold sizes, depths and moves to the boxes alone (MR10,
+# MR16, MR11) are the only ones to see them.
 WITNESS_WORLDS: dict[str, tuple[tuple[int | None, int, int, int], ...]] = {
     "view": ((18, 1, 1, 1), (315, 1, 1, 1), (405, 1, 1, 1), (135, 1, 1, 1), (18, 0, 1, 1), (18, 1, 1, 0)),
     "view-moves": (
@@ -105,6 +105,7 @@ WITNESS_WORLDS: dict[str, tuple[tuple[int | None, int, int, int], ...]] = {
         (26, 1, 1, 1),
         (62, 1, 1, 1),
         (458, 1, 0, 0),
+        (458, 1, 1, 0),
     ),
 }
 
