@@ -90,10 +90,10 @@ def probe(family: str) -> str:
 # (world, depths, moves, ground): worlds of the families with boxes in which the non-redundancy
 # search looks for a witness, one at a time. Chosen to be varied: both objects whole in view with a
 # level or pitched camera, one object cut by the border (where only the MRs that need no box apply),
-# a step forward
-# (level and pitched) and standing still; one world without its depth questions, where an MR that
-# needs no depth answer (MR12) is the only one to hold two answers to each other; and one without
-# its move questions, where the depths of two frames meet only each other and the boxes (MR16).
+# a step forward (level and pitched) and standing still; one world without its depth questions,
+# where an MR that needs no depth answer (MR12) is the only one to hold two answers to each other;
+# and one without its move questions, where the depths of two frames meet only each other and the
+# boxes (MR16).
 # Some are searched again without the camera's height (ground = 0: a rig that does not know it),
 # where MR17 reads nothing and the MRs that hold sizes, depths and moves to the boxes alone (MR10,
 # MR16, MR11) are the only ones to see them.
