@@ -45,11 +45,12 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "pixel_fp.json"
-PIXEL_MRS = ("mr5", "mr7", "mr8", "mr9", "mr10", "mr11", "mr16")
-LOGIC_MRS = ("mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14", "mr15")
+PIXEL_MRS = ("mr5", "mr7", "mr8", "mr9", "mr10", "mr11", "mr16", "mr17")
+LOGIC_MRS = ("mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14", "mr15", "mr18")
 # The argument of a case term that names its trajectory, for the MRs whose cases are named by
-# trajectory and object (mr16(T, O)) or kind, trajectory and object(s) (mr15(K, T, X)).
-TRAJ_ARG = {"mr15": 1, "mr16": 0}
+# trajectory and object (mr16(T, O)), trajectory and state (mr18(T, S)) or kind, trajectory and
+# object(s) (mr15(K, T, X)).
+TRAJ_ARG = {"mr15": 1, "mr16": 0, "mr18": 0}
 # family -> (pitch range in degrees, edge noise in pixels)
 FAMILIES: dict[str, tuple[tuple[int, int], int]] = {
     "level": ((0, 0), 0),
@@ -233,7 +234,7 @@ def main() -> int:
     got = tally(res, family_of)
     rows = table_rows(got["counts"])
     print(render(rows))
-    print("(logic: mr1-mr4, mr6, mr13-mr15 together)")
+    print("(logic: mr1-mr4, mr6, mr13-mr15, mr18 together)")
     logic = next(r for r in rows if r["mr"] == "logic" and r["family"] == "all")
     print(f"\nlogic MRs: {logic['violations']} violations in {logic['cases']} cases (must be 0)")
     for (mr, reason), n in sorted(got["reasons"].items()):
