@@ -14,12 +14,12 @@ families, --worlds worlds each:
 
 The real pipeline runs on them: `metalogic generate FACTS --out RUN --max-per-trajectory all`,
 `metalogic ask RUN --agent oracle` and metalogic.engine.check.run_check (clingo). The table gives,
-per pixel MR (mr5, mr7-mr11, mr16) and family, the test cases, the oracle's violations and their rate;
-MR5 also split by distance (the nearer of its two answered depths, under 2 m or 2 m and more).
-Test cases are those the check derives (metalogic check's testcase/3), attributed to a family by the
-trajectory of their queries. The logic MRs (mr1-mr4, mr6, mr13-mr15) compare answers only, so a
-truthful agent can never break them: their total must be 0, and the script exits with status 1 if
-it is not.
+per pixel MR (mr5, mr7-mr11, mr16, mr17) and family, the test cases, the oracle's violations and
+their rate; MR5 also split by distance (the nearer of its two answered depths, under 2 m or 2 m and
+more). Test cases are those the check derives (metalogic check's testcase/3), attributed to a family
+by the trajectory of their queries. The logic MRs (mr1-mr4, mr6, mr13-mr15, mr18) compare answers
+only, so a truthful agent can never break them: their total must be 0, and the script exits with
+status 1 if it is not.
 
     .venv/bin/python bench/pixel_fp.py                            # 3 x 40 worlds, 640x480
     .venv/bin/python bench/pixel_fp.py --worlds 10 --seed 3 --size 320x240
