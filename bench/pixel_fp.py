@@ -14,12 +14,12 @@ families, --worlds worlds each:
 
 The real pipeline runs on them: `metalogic generate FACTS --out RUN --max-per-trajectory all`,
 `metalogic ask RUN --agent oracle` and metalogic.engine.check.run_check (clingo). The table gives,
-per pixel MR (mr5, mr7-mr11, mr16) and family, the test cases, the oracle's violations and their rate;
-MR5 also split by distance (the nearer of its two answered depths, under 2 m or 2 m and more).
-Test cases are those the check derives (metalogic check's testcase/3), attributed to a family by the
-trajectory of their queries. The logic MRs (mr1-mr4, mr6, mr13-mr15) compare answers only, so a
-truthful agent can never break them: their total must be 0, and the script exits with status 1 if
-it is not.
+per pixel MR (mr5, mr7-mr11, mr16, mr17) and family, the test cases, the oracle's violations and
+their rate; MR5 also split by distance (the nearer of its two answered depths, under 2 m or 2 m and
+more). Test cases are those the check derives (metalogic check's testcase/3), attributed to a family
+by the trajectory of their queries. The logic MRs (mr1-mr4, mr6, mr13-mr15, mr18) compare answers
+only, so a truthful agent can never break them: their total must be 0, and the script exits with
+status 1 if it is not.
 
     .venv/bin/python bench/pixel_fp.py                            # 3 x 40 worlds, 640x480
     .venv/bin/python bench/pixel_fp.py --worlds 10 --seed 3 --size 320x240
@@ -57,11 +57,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "pixel_fp.json"
 RESULTS_DETECTOR = HERE / "results" / "pixel_fp_detector.json"
-PIXEL_MRS = ("mr5", "mr7", "mr8", "mr9", "mr10", "mr11", "mr16")
-LOGIC_MRS = ("mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14", "mr15")
+PIXEL_MRS = ("mr5", "mr7", "mr8", "mr9", "mr10", "mr11", "mr16", "mr17")
+LOGIC_MRS = ("mr1", "mr2", "mr3", "mr4", "mr6", "mr13", "mr14", "mr15", "mr18")
 # The argument of a case term that names its trajectory, for the MRs whose cases are named by
-# trajectory and object (mr16(T, O)) or kind, trajectory and object(s) (mr15(K, T, X)).
-TRAJ_ARG = {"mr15": 1, "mr16": 0}
+# trajectory and object (mr16(T, O)), trajectory and state (mr18(T, S)) or kind, trajectory and
+# object(s) (mr15(K, T, X)).
+TRAJ_ARG = {"mr15": 1, "mr16": 0, "mr18": 0}
 # family -> (pitch range in degrees, edge noise in pixels)
 FAMILIES: dict[str, tuple[tuple[int, int], int]] = {
     "level": ((0, 0), 0),
@@ -325,7 +326,7 @@ def main() -> int:
     got = tally(res, family_of)
     rows = table_rows(got["counts"], families)
     print(render(rows, families))
-    print("(logic: mr1-mr4, mr6, mr13-mr15 together)")
+    print("(logic: mr1-mr4, mr6, mr13-mr15, mr18 together)")
     logic = next(r for r in rows if r["mr"] == "logic" and r["family"] == "all")
     print(f"\nlogic MRs: {logic['violations']} violations in {logic['cases']} cases (must be 0)")
     for (mr, reason), n in sorted(got["reasons"].items()):

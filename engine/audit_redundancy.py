@@ -52,6 +52,11 @@ def probe(family: str) -> str:
             ]
         for s in ("0", "1"):
             out += [_q(f"sz{s}{o}", f"size(w, {s}, {o})", "choice") for o in ("a", "b", "c")]
+        # A cycle of four relations in frame 2 with no triple of questions around it (MR18's kind).
+        out += [
+            _q(f"oc{a}{b}", f"obj_dir(w, 2, {a}, {b})", "choice")
+            for a, b in (("a", "b"), ("b", "c"), ("c", "d"), ("d", "a"))
+        ]
         out += [
             _q("od1ab", "obj_dir(w, 1, a, b)", "choice"),
             _q("odabb", "obj_dir(w, 0, a, b)", "reversed"),
@@ -82,20 +87,32 @@ def probe(family: str) -> str:
     return "".join(out)
 
 
-# (world, depths, moves): worlds of the families with boxes in which the non-redundancy search looks for a
-# witness, one at a time. Chosen to be varied: both objects whole in view with a level or pitched
-# camera, one object cut by the border (where only the MRs that need no box apply), a step forward
-# (level and pitched) and standing still; one world without its depth questions, where an MR that
-# needs no depth answer (MR12) is the only one to hold two answers to each other; and one without
-# its move questions, where the depths of two frames meet only each other and the boxes (MR16).
-WITNESS_WORLDS = {
-    "view": ((18, 1, 1), (315, 1, 1), (405, 1, 1), (135, 1, 1), (18, 0, 1)),
-    "view-moves": ((458, 1, 0), (74, 1, 1), (458, 1, 1), (26, 1, 1), (62, 1, 1)),
+# (world, depths, moves, ground): worlds of the families with boxes in which the non-redundancy
+# search looks for a witness, one at a time. Chosen to be varied: both objects whole in view with a
+# level or pitched camera, one object cut by the border (where only the MRs that need no box apply),
+# a step forward (level and pitched) and standing still; one world without its depth questions,
+# where an MR that needs no depth answer (MR12) is the only one to hold two answers to each other;
+# and one without its move questions, where the depths of two frames meet only each other and the
+# boxes (MR16).
+# Some are searched again without the camera's height (ground = 0: a rig that does not know it),
+# where MR17 reads nothing and the MRs that hold sizes, depths and moves to the boxes alone (MR10,
+# MR16, MR11) are the only ones to see them.
+WITNESS_WORLDS: dict[str, tuple[tuple[int | None, int, int, int], ...]] = {
+    "view": ((18, 1, 1, 1), (315, 1, 1, 1), (405, 1, 1, 1), (135, 1, 1, 1), (18, 0, 1, 1), (18, 1, 1, 0)),
+    "view-moves": (
+        (458, 1, 0, 1),
+        (74, 1, 1, 1),
+        (458, 1, 1, 1),
+        (26, 1, 1, 1),
+        (62, 1, 1, 1),
+        (458, 1, 0, 0),
+        (458, 1, 1, 0),
+    ),
 }
 
 
 def _witness_search(
-    rules: RuleSet, mr: MR, fam: Family, world: int | None, depths: int = 1, moves: int = 1
+    rules: RuleSet, mr: MR, fam: Family, world: int | None, depths: int = 1, moves: int = 1, ground: int = 1
 ) -> tuple[list[clingo.Symbol], list[str]] | None:
     """Answers in a probe (world None) or one world of the family that only `mr` flags, with the
     other MRs of the capabilities that have cases there; None when there are none."""
@@ -116,7 +133,8 @@ def _witness_search(
     program += "#show query/2.\n#show form/2.\n#show audit_witness/1.\n#show audit_other/1.\n"
     program += "#show answer(A, Q, V) : answer(A, Q, V), audit_witness(A).\n"
     program += "#show violation(A, C, M, S, R) : violation(A, C, M, S, R), audit_witness(A).\n"
-    symbols = ground_audit(files, program, {"world": world, "depths": depths, "moves": moves}).symbols()
+    consts = {"world": world, "depths": depths, "moves": moves, "ground": ground}
+    symbols = ground_audit(files, program, consts).symbols()
     witnesses = sorted((s.arguments[0] for s in symbols if s.name == "audit_witness"), key=str)
     if not witnesses:
         return None
@@ -141,9 +159,9 @@ def non_redundancy(rules: RuleSet, mr: MR) -> Verdict:
         if not set(mr.serves) & set(fam.scs):
             continue
         tried.append(fam.name)
-        worlds: Sequence[tuple[int | None, int, int]] = WITNESS_WORLDS.get(fam.name, ((None, 1, 1),))
-        for world, depths, moves in worlds:
-            found = _witness_search(rules, mr, fam, world, depths, moves)
+        worlds: Sequence[tuple[int | None, int, int, int]] = WITNESS_WORLDS.get(fam.name, ((None, 1, 1, 1),))
+        for world, depths, moves, ground in worlds:
+            found = _witness_search(rules, mr, fam, world, depths, moves, ground)
             if found is None:
                 continue
             shown, others = found
@@ -153,6 +171,7 @@ def non_redundancy(rules: RuleSet, mr: MR) -> Verdict:
             where = f"{fam.name} world" if world is None else f"{fam.name} world {world}"
             where += "" if depths else " without depth questions"
             where += "" if moves else " without move questions"
+            where += "" if ground else " without the camera's height"
             detail = f"{where}: {mr.id} flags {viol[0]}; {_held(others)}"
             return Verdict("non-redundancy", mr.id, "witness", detail, "", time.perf_counter() - t0, facts)
     return Verdict(

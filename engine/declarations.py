@@ -50,7 +50,8 @@ class MR:
     lp: Path
     pl: Path
     shipped: bool
-    sets: tuple[str, ...] = ()  # mr_set/2: paper (the six published MRs), anchored, across; user files: user
+    # mr_set/2: paper (the six published MRs), anchored, across, joint; user files: user
+    sets: tuple[str, ...] = ()
     decl: Path | None = None  # NAME.decl, the declarations both twins include
 
     @property

@@ -93,6 +93,23 @@ def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
             "keep the right camera_pitch fact and delete the other",
             Fun("camera_pitch", (t, s)),
         )
+    if e.name == "two_heights":
+        t, s = a
+        return (
+            f"state {text(s)} of trajectory {text(t)} has two different camera_height facts",
+            "one camera_height fact per trajectory and state",
+            "keep the right camera_height fact and delete the other",
+            Fun("camera_height", (t, s)),
+        )
+    if e.name in ("two_supports", "two_footprints"):
+        t, o = a
+        pred = "support" if e.name == "two_supports" else "footprint"
+        return (
+            f"object {text(o)} of trajectory {text(t)} has two different {pred} facts",
+            f"one {pred} fact per trajectory and object",
+            f"keep the right {pred} fact and delete the other",
+            Fun(pred, (t, o)),
+        )
     return (f"input error {text(e)}", "consistent facts", "", None)
 
 

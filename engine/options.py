@@ -55,7 +55,8 @@ def mrs_choice(help: str, *, default: str | None) -> Decorator:
 
 
 mrs_option = mrs_choice(
-    "Which MRs to run: all, paper (the six published MRs), anchored, across, user, or MR ids.", default="all"
+    "Which MRs to run: all, paper (the six published MRs), anchored, across, joint, user, or MR ids.",
+    default="all",
 )
 engine_option = engine_choice("Rule engine; 'both' runs both and fails if they disagree.")
 const_option = const_choice()

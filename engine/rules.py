@@ -269,13 +269,14 @@ def _shown_where(where: str) -> str:
     return display_path(Path(path)) + sep + rest
 
 
-MR_SETS = ("paper", "anchored", "across", "user")
+MR_SETS = ("paper", "anchored", "across", "joint", "user")
 
 
 def select_mrs(rules: RuleSet, spec: str | Sequence[str] = "all") -> RuleSet:
     """The rule set restricted to some MRs: `all`, set names (`paper` = the six published MRs,
     `anchored` = those checking answers against the frames, `across` = those relating two
-    capabilities, `user` = MRs added with --rules) and MR ids, comma-separated."""
+    capabilities, `joint` = those asking one placement of many answers, `user` = MRs added with
+    --rules) and MR ids, comma-separated."""
     items = [spec] if isinstance(spec, str) else list(spec)
     words = [w.strip() for item in items for w in item.split(",") if w.strip()]
     if not words or "all" in words:

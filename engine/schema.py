@@ -156,6 +156,33 @@ PREDICATES: tuple[Predicate, ...] = (
     ),
     _p(
         "scene",
+        "camera_height",
+        "the height of the camera's optical centre above the floor in state S, as the rig knows it "
+        "(a robot's mount, a drone's altimeter); with support/3 it anchors depths on the ground plane",
+        ("T", ID, "trajectory id"),
+        ("S", STATE, "state index"),
+        ("Mm", IntType("a height in millimetres (1..100000)", 1, 100_000), "millimetres"),
+    ),
+    _p(
+        "scene",
+        "support",
+        "object O stands on a level surface this high above the floor (0: the floor itself), so "
+        "the bottom of its box shows where it meets that surface",
+        ("T", ID, "trajectory id"),
+        ("O", ID, "track id"),
+        ("Mm", IntType("a height in millimetres (-100000..100000)", -100_000, 100_000), "millimetres"),
+    ),
+    _p(
+        "scene",
+        "footprint",
+        "no point of object O's footprint lies farther than this from its centre (half the diagonal "
+        "of its base; a class list or the simulator knows it); MR17 uses ground_reach_mm without it",
+        ("T", ID, "trajectory id"),
+        ("O", ID, "track id"),
+        ("Mm", IntType("a length in millimetres (0..100000)", 0, 100_000), "millimetres"),
+    ),
+    _p(
+        "scene",
         "detection",
         "a tracked box of object O in state S",
         ("T", ID, "trajectory id"),

@@ -88,6 +88,7 @@ def scene_facts(
             lines.append(_fact("occluded", t, d.state, ident(d.track)))
     for o in persistent_tracks(dets, len(states), min_states):
         lines.append(_fact("persistent", t, ident(o)))
+    lines += ground_facts(traj, states, dets)
     lines += truth_facts(traj, states, dets)
     return "\n".join(lines) + "\n"
 
@@ -112,6 +113,32 @@ def occluded_detections(states: Sequence[State], dets: Sequence[Detection]) -> s
             hidden = overlapping(d.box, [o.box for o in by_state[d.state] if o is not d])
         if hidden:
             out.add((d.state, d.track))
+    return out
+
+
+def ground_facts(traj: Trajectory, states: Sequence[State], dets: Sequence[Detection]) -> list[str]:
+    """What a simulated world knows of its layout, for the MRs that read the ground plane (MR17):
+    the camera's height above the floor in each state, and for each track tied to an object the
+    height of the surface it stands on (the simulator places every object resting on the floor or
+    on a table or shelf: its bottom) and its footprint's reach (half its base's diagonal). Only for
+    simulated trajectories: an imported pose's height is in the dataset's own frame."""
+    if traj.source.get("kind") != "simulator":
+        return []
+    t = Atom(traj.id)
+    out = [
+        _fact("camera_height", t, st.state, st.camera_pose.z_mm)
+        for st in states
+        if st.camera_pose is not None and st.camera_pose.z_mm > 0
+    ]
+    by_id = {o.id: o for o in traj.objects}
+    ties = track_objects(states, dets) if any(st.boxes for st in states) else {}
+    for track in persistent_tracks(dets, len(states), 1):
+        obj = by_id.get(str(track)) if isinstance(track, str) else by_id.get(ties.get(track, ""))
+        if obj is None:
+            continue
+        sx, sy, sz = obj.size_mm
+        out.append(_fact("support", t, ident(track), obj.position_mm[2] - sz // 2))
+        out.append(_fact("footprint", t, ident(track), math.ceil(math.hypot(sx, sy) / 2) + 1))
     return out
 
 

@@ -453,6 +453,7 @@ def facts_text(world: World) -> str:
         if s < len(world.actions):
             lines.append(_fact("action", t, s, Atom(world.actions[s])))
         lines.append(_fact("camera_pitch", t, s, cam.pitch_deg))
+        lines.append(_fact("camera_height", t, s, cam.z_mm))
     counts: dict[str, int] = {}
     for s, obs in enumerate(seen):
         for ob in obs:
@@ -464,6 +465,11 @@ def facts_text(world: World) -> str:
                 lines.append(_fact("occluded", t, s, Atom(ob.object)))
     need = min(PERSISTENT_STATES, len(world.poses))
     lines += [_fact("persistent", t, Atom(o.id)) for o in world.objects if counts.get(o.id, 0) >= need]
+    # What the layout says of each cuboid (MR17): the surface it stands on (the floor or a table top:
+    # its bottom) and how far its footprint reaches from its centre.
+    for o in world.objects:
+        lines.append(_fact("support", t, Atom(o.id), o.z - o.h // 2))
+        lines.append(_fact("footprint", t, Atom(o.id), math.ceil(o.radius) + 1))
     for s, p in enumerate(world.poses):
         lines.append(_fact("gt_pose", t, s, p.x, p.y, cam.z_mm, _yaw180(p.yaw_deg)))
         lines.append(_fact("gt_camera", t, s, p.x, p.y, cam.z_mm, _yaw180(p.yaw_deg), cam.pitch_deg))

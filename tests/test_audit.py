@@ -103,19 +103,17 @@ def test_audit_command_fails_on_a_planted_unsound_rule(tmp_path: Path) -> None:
     assert "unsound" in out
 
 
-def test_completeness_finds_too_small_sizes_and_catches_too_large_ones(tmp_path: Path) -> None:
-    """Halving every size keeps MR10's one-sided bound and every ratio: a blind spot of SC3-a,
-    with a world where the check flags none of those answers; doubling every size is caught."""
+def test_completeness_catches_sizes_too_small_and_too_large_and_a_common_scale_with_the_ground() -> None:
+    """Halving every size keeps MR10's one-sided bound and every ratio, and scaling every length
+    keeps every ratio; where the camera's height is known, MR17's ground anchor catches both (and
+    doubling every size is caught as before). No distortion survives on the view worlds."""
     verdicts = {v.subject: v for v in completeness(load_ruleset(), FAMILIES["view"])}
     assert verdicts["only(size,double) sc3a"].status == "caught"
-    half = verdicts["only(size,half) sc3a"]
-    assert half.status == "blind spot"
-    (tmp_path / "world").mkdir()
-    (tmp_path / "world" / "facts.lp").write_text(half.facts)
-    res = run_check(str(tmp_path / "world"))
-    agent = "bias(only(size,half))"
-    assert any(a == agent and sc == "sc3a" and n > 0 for a, sc, n, _v in res.rows.scores)
-    assert not [r for r in res.rows.violations if r[0] == agent and r[3] == "sc3a"]
+    assert verdicts["only(size,half) sc3a"].status == "caught"
+    assert {sc: verdicts[f"scale {sc}"].status for sc in ("sc2b", "sc3a", "sc3b", "sc4b")} == dict.fromkeys(
+        ("sc2b", "sc3a", "sc3b", "sc4b"), "caught"
+    )
+    assert [v.subject for v in verdicts.values() if v.status != "caught"] == []
 
 
 def test_unknown_mr_is_a_clear_error() -> None:

@@ -144,7 +144,7 @@ def test_report_on_a_facts_folder_checks_once_and_reuses_that_check(tmp_path: Pa
     assert len(third) == 1  # the facts changed: checked again, and the output replaced
     with engine_runs() as fourth:
         assert run_cli("report", str(run), "--no-plots")[0] == 0
-    assert len(fourth) == 1 and fourth[0].mrs[-1] == "mr16"  # other MRs asked for: checked again
+    assert len(fourth) == 1 and fourth[0].mrs[-1] == "mr18"  # other MRs asked for: checked again
 
 
 def test_bad_check_output_folders_give_one_clear_error(tmp_path: Path) -> None:

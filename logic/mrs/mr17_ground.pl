@@ -1,0 +1,154 @@
+% MR17 ground anchor: an object standing on a known surface meets it where the ray through its box's
+% bottom row meets that surface, so a camera of known height and pitch bounds its depth and size,
+% and the distances between such objects and from the camera.
+:- include('mr17_ground.decl').
+
+% The geometry and the rounding allowances are explained in mr17_ground.lp; the same integer steps
+% here (// truncates towards zero, as clingo's / does).
+mr17_reach(T, O, R) :- footprint(T, O, R0), !, R = R0.
+mr17_reach(_, _, R) :- param(ground_reach_mm, R).
+
+mr17_rows(T, S, O, G, VB1, VB2, VT1, VT2) :- support(T, O, Hs), obs_whole(T, S, O, _, Y1, _, Y2),
+    camera_height(T, S, Hc), G is Hc - Hs, G >= 100, once(obs_pitch(T, S, _, _)), camera(T, _, _, _, Cy),
+    obs_slack(T, K), \+ mr17_edge(T, S, O, K),
+    VB1 is Cy - Y2 - 1 - K, VB2 is Cy - Y2 + K, VT1 is Cy - Y1 - 1 - K, VT2 is Cy - Y1 + K.
+mr17_edge(T, S, O, K) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), image_size(T, W, H),
+    min(min(X1, Y1), min(W - 1 - X2, H - 1 - Y2)) < 2 * K + 2.
+
+mr17_near(T, S, O, FL, FH) :- mr17_rows(T, S, O, G, V1, V2, _, _), obs_pitch(T, S, C, Sn),
+    camera(T, _, Fy, _, _), param(ground_min_dip_permille, M),
+    E1 is 2 + abs(V1) // Fy, A1 is C - V1 * Sn // Fy - E1, B1 is E1 - V1 * C // Fy - Sn,
+    E2 is 2 + abs(V2) // Fy, A2 is C - V2 * Sn // Fy + E2, B2 is -E2 - V2 * C // Fy - Sn, B2 >= M, A1 > 0,
+    FL is G * A1 // B1, FH is G * A2 // B2 + 1.
+mr17_ahead(T, S, O, FL, FH) :- mr17_near(T, S, O, FL, FH), FH =< 100000.
+
+mr17_depth_of(T, S, O, DL, DH) :- mr17_ahead(T, S, O, FL, FH),
+    obs_span(T, S, O, _, _, VL, VH), obs_pitch(T, S, C, Sn), camera(T, _, Fy, _, _), mr17_reach(T, O, R),
+    AL is C - VL * Sn // Fy, EL is 2 + abs(VL) // Fy, AH is C - VH * Sn // Fy, EH is 2 + abs(VH) // Fy,
+    AX is max(AL + EL, AH + EH), AN is min(AL - EL, AH - EH), AN >= 100,
+    DL is FL * 1000 // AX, DH is (FH + R) * 1000 // AN + 1.
+
+mr17_fan(T, S, O, top, V1, V2, FL, FF) :- mr17_ahead(T, S, O, FL, FH), mr17_rows(T, S, O, _, _, _, V1, V2),
+    mr17_reach(T, O, R), FF is FH + 2 * R.
+mr17_fan(T, S, O, mid, V1, V2, FL, FF) :- mr17_ahead(T, S, O, FL, FH), obs_span(T, S, O, _, _, V1, V2),
+    mr17_reach(T, O, R), FF is FH + R.
+mr17_ray(T, S, O, K, FL, FF, B1, A1L, A1H, B2, A2L, A2H) :- mr17_fan(T, S, O, K, V1, V2, FL, FF),
+    obs_pitch(T, S, C, Sn), camera(T, _, Fy, _, _),
+    E1 is 2 + abs(V1) // Fy, A1 is C - V1 * Sn // Fy, B1 is V1 * C // Fy + Sn - E1,
+    E2 is 2 + abs(V2) // Fy, A2 is C - V2 * Sn // Fy, B2 is V2 * C // Fy + Sn + E2,
+    A1L is A1 - E1, A1H is A1 + E1, A2L is A2 - E2, A2H is A2 + E2, A1L >= 100, A2L >= 100.
+mr17_z(T, S, O, K, ZL, ZH) :- mr17_ray(T, S, O, K, FL, FF, B1, A1L, A1H, B2, A2L, A2H),
+    ( B1 >= 0 -> ZL is FL * B1 // A1H ; ZL is FF * B1 // A1L - 1 ),
+    ( B2 >= 0 -> ZH is FF * B2 // A2L + 1 ; ZH is FL * B2 // A2H ).
+mr17_size_of(T, S, O, HL, HH) :- mr17_rows(T, S, O, G, _, _, _, _), mr17_z(T, S, O, top, ZL, ZH),
+    HL is G + ZL, HH is G + ZH.
+
+mr17_pos_of(T, S, O, XL, XH, FLc, FHc, ZLc, ZHc) :- mr17_depth_of(T, S, O, DL, DH), DH =< 100000,
+    mr17_ahead(T, S, O, FL, FH), mr17_reach(T, O, R), obs_span(T, S, O, UL, UH, _, _), camera(T, Fx, _, _, _),
+    DLc is DL // 10, DHc is DH // 10 + 1,
+    XA is min(min(UL * DLc, UL * DHc), min(UH * DLc, UH * DHc)),
+    XB is max(max(UL * DLc, UL * DHc), max(UH * DLc, UH * DHc)),
+    abs(XA // Fx) =< 10000, abs(XB // Fx) =< 10000, mr17_z(T, S, O, mid, ZL, ZH), abs(ZL) =< 100000, abs(ZH) =< 100000,
+    XL is XA // Fx - 1, XH is XB // Fx + 1, FLc is FL // 10, FHc is (FH + R) // 10 + 1,
+    ZLc is ZL // 10 - 1, ZHc is ZH // 10 + 1.
+
+% The intervals of every anchored box are stored once per run, before the cases (the driver's
+% ml_mr_store/2): the cases, their verdicts and their explanations read them again.
+:- dynamic mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_axes_row/8.
+ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_axes_row/8]).
+mr17_store :-
+    ml_forall_set(d(T, S, O, DL, DH), mr17_depth_of(T, S, O, DL, DH), assertz(mr17_depth_row(T, S, O, DL, DH))),
+    ml_forall_set(s(T, S, O, HL, HH), mr17_size_of(T, S, O, HL, HH), assertz(mr17_size_row(T, S, O, HL, HH))),
+    ml_forall_set(p(T, S, O, XL, XH, FL, FH, ZL, ZH), mr17_pos_of(T, S, O, XL, XH, FL, FH, ZL, ZH),
+                  assertz(mr17_pos_row(T, S, O, XL, XH, FL, FH, ZL, ZH))),
+    ml_forall_set(q(Q, K, N, X), mr17_span_of(Q, K, N, X), assertz(mr17_span_row(Q, K, N, X))),
+    ml_forall_set(v(Q, O, R, GX, SX, GF, SF, DZ), mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ),
+                  assertz(mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ))).
+
+% Distances between two anchored objects of a frame and from the camera to one: the least and
+% greatest squared length in cm^2 (see mr17_ground.lp).
+mr17_pq(Q, K, T, S, A, B) :- member(K, [obj_dist, map_dist]), pair_query(Q, K, T, S, A, B), A \== B.
+mr17_span_of(Q, K, N, X) :- mr17_pq(Q, K, T, S, A, B), mr17_pos_row(T, S, A, AXL, AXH, AFL, AFH, AZL, AZH),
+    mr17_pos_row(T, S, B, BXL, BXH, BFL, BFH, BZL, BZH),
+    GX is max(0, max(AXL - BXH, BXL - AXH)), GF is max(0, max(AFL - BFH, BFL - AFH)),
+    GZ is max(0, max(AZL - BZH, BZL - AZH)),
+    SX is max(AXH - BXL, BXH - AXL), SF is max(AFH - BFL, BFH - AFL), SZ is max(AZH - BZL, BZH - AZL),
+    ( K == obj_dist -> N is GX * GX + GF * GF + GZ * GZ, X is SX * SX + SF * SF + SZ * SZ
+    ; N is GX * GX + GF * GF, X is SX * SX + SF * SF ).
+mr17_span_of(Q, ego_dist, N, X) :- object_query(Q, ego_dist, T, S, O), mr17_pos_row(T, S, O, XL, XH, FL, FH, _, _),
+    MX is max(0, max(XL, -XH)), XX is max(abs(XL), abs(XH)), N is MX * MX + FL * FL, X is XX * XX + FH * FH.
+
+mr17_dq(Q, T, S, O) :- depth_query(Q, T, S, O), once(mr17_depth_row(T, S, O, _, _)).
+mr17_sq(Q, T, O) :- object_query(Q, size, T, _, O), once(mr17_size_row(T, _, O, _, _)).
+testcase(mr17d(Q), mr17, sc3b) :- mr17_dq(Q, _, _, _).
+testcase(mr17s(Q), mr17, sc3a) :- mr17_sq(Q, _, _).
+case_query(mr17d(Q), Q) :- mr17_dq(Q, _, _, _).
+case_query(mr17s(Q), Q) :- mr17_sq(Q, _, _).
+mr17_dcase(mr17o(Q), Q, sc2b) :- mr17_span_row(Q, obj_dist, _, _).
+mr17_dcase(mr17m(Q), Q, sc4b) :- mr17_span_row(Q, K, _, _), K \== obj_dist.
+testcase(mr17o(Q), mr17, sc2b) :- mr17_dcase(mr17o(Q), _, _).
+testcase(mr17m(Q), mr17, sc4b) :- mr17_dcase(mr17m(Q), _, _).
+case_query(mr17o(Q), Q) :- mr17_dcase(mr17o(Q), _, _).
+case_query(mr17m(Q), Q) :- mr17_dcase(mr17m(Q), _, _).
+
+violates(Ag, mr17d(Q), R) :- mr17_dq(Q, T, S, O), mag_answer(Ag, Q, D), mr17_depth_row(T, S, O, DL, DH),
+    param(depth_round_mm, Rd), param(ground_slack_permille, P),
+    ( D > DH + Rd + DH * P // 1000, R = farther_than_ground ; D < DL - Rd - DL * P // 1000, R = nearer_than_ground ).
+mr17_short(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, HL, _),
+    param(ground_slack_permille, P), H < HL - 10 - abs(HL) * P // 1000.
+mr17_tall(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, _, HH),
+    param(ground_slack_permille, P), H > HH + 10 + abs(HH) * P // 1000.
+% Moves (SC1-b; see mr17_ground.lp): the views of a move_dist question are stored with their
+% parts for each quarter turn, mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ).
+mr17_mq(Q, T, S1, S2) :- move_query(Q, move_dist, T, S1, S2), agent_camera(T), S1 \== S2.
+mr17_view(Q, O) :- mr17_axes_row(Q, O, 0, _, _, _, _, _).
+mr17_quarter(0, 1, 0).
+mr17_quarter(1, 0, 1).
+mr17_quarter(2, -1, 0).
+mr17_quarter(3, 0, -1).
+mr17_axes_of(Q, O, 0, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, _, _, _, _),
+    mr17_pos_row(T, S2, O, X2L, X2H, _, _, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
+    DZ is abs(H2 - H1) // 10, once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)),
+    mr17_reach(T, O, Rc), E is Rc * 70 // 1000 + 1, TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
+    GX is max(0, max(X1L - X2H, X2L - X1H)), SX is max(X1H - X2L, X2H - X1L),
+    GF is max(0, max(TL, -TH)), SF is max(TH, -TL).
+mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, F1L, F1H, _, _),
+    mr17_pos_row(T, S2, O, X2L, X2H, F2L, F2H, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
+    DZ is abs(H2 - H1) // 10, mr17_quarter(R, Cr, Sr), R =\= 0,
+    XS = [Cr * X2L - Sr * F2L, Cr * X2L - Sr * F2H, Cr * X2H - Sr * F2L, Cr * X2H - Sr * F2H],
+    FS = [Sr * X2L + Cr * F2L, Sr * X2L + Cr * F2H, Sr * X2H + Cr * F2L, Sr * X2H + Cr * F2H],
+    min_list(XS, RXL0), max_list(XS, RXH0), min_list(FS, RFL0), max_list(FS, RFH0),
+    RXL is RXL0, RXH is RXH0, RFL is RFL0, RFH is RFH0,
+    GX is max(0, max(X1L - RXH, RXL - X1H)), SX is max(X1H - RXL, RXH - X1L),
+    GF is max(0, max(F1L - RFH, RFL - F1H)), SF is max(F1H - RFL, RFH - F1L).
+testcase(mr17v(Q), mr17, sc1b) :- distinct(Q, mr17_axes_row(Q, _, 0, _, _, _, _, _)).
+case_query(mr17v(Q), Q) :- once(mr17_axes_row(Q, _, 0, _, _, _, _, _)).
+mr17_moveq(Q, Qm) :- mr17_mq(Q, T, S1, S2), move_query(Qm, move_dir, T, S1, S2).
+case_support(mr17v(Q), Qm) :- once(mr17_axes_row(Q, _, 0, _, _, _, _, _)), mr17_moveq(Q, Qm).
+mr17_turn(Ag, Q, R, A, B) :- mr17_moveq(Q, Qm), move_answer(Ag, Qm, move(N, Tn)), !, turn(Tn, R),
+    dir_name(move, N, A, B, _).
+mr17_turn(_, _, R, 9, 9) :- mr17_quarter(R, _, _).
+% A part answered 0 whose least length the views leave at most 3 cm is at most 3 cm (see the .lp).
+mr17_clamp(0, G, S, C) :- G =< 3, !, C is min(S, 3).
+mr17_clamp(_, _, S, S).
+mr17_steps(Ag, Q, A, B) :- mag_answer(Ag, Q, N), N =< 10000, mr17_mq(Q, T, _, _), step_mm(T, Mm), S is (Mm + 5) // 10,
+    (2 * N + 1) * S =< 40000, A is (2 * N - 1) * S - 4, B is (2 * N + 1) * S + 4.
+mr17_fits(Ag, Q, O, A, B) :- mr17_turn(Ag, Q, R, SA, SB), mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ),
+    mr17_clamp(SA, GX, SX, CX), mr17_clamp(SB, GF, SF, CF),
+    Lo is GX * GX + GF * GF + DZ * DZ, Hi is CX * CX + CF * CF + DZ * DZ,
+    ( A =< 0 -> true ; A * A // 4 =< Hi ), (B * B + 3) // 4 >= Lo.
+violates(Ag, mr17v(Q), distance_against_ground) :- mr17_steps(Ag, Q, A, B),
+    mr17_view(Q, O), \+ mr17_fits(Ag, Q, O, A, B), !.
+
+violates(Ag, mr17o(Q), R) :- mr17_dviolates(Ag, Q, R).
+violates(Ag, mr17m(Q), R) :- mr17_dviolates(Ag, Q, R).
+mr17_dviolates(Ag, Q, R) :- mag_answer(Ag, Q, L), L =< 200000, mr17_span_row(Q, _, N, X),
+    param(ground_slack_permille, P), W is 20 + L * P // 1000, AL is (L - W) // 10, AH is (L + W) // 10 + 1,
+    ( AL > 0, AL * AL > X, R = farther_than_ground ; AH * AH < N, R = nearer_than_ground ).
+violates(Ag, mr17s(Q), shorter_than_ground) :- once(mr17_short(Ag, Q, _)).
+violates(Ag, mr17s(Q), taller_than_ground) :- once(mr17_tall(Ag, Q, _)).
+
+explain(Ag, mr17d(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17d(Q)), mr17_dq(Q, T, S, O),
+    detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
+explain(Ag, mr17s(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17s(Q)), mr17_sq(Q, T, O),
+    distinct(S, ( mr17_short(Ag, Q, S) ; mr17_tall(Ag, Q, S) )), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
