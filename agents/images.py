@@ -74,7 +74,7 @@ def _identify(raw: bytes, path: Path) -> None:
     try:
         with Image.open(io.BytesIO(raw)):
             pass
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
+    except (OSError, ValueError, SyntaxError, ImportError, Image.DecompressionBombError) as exc:
         raise _unreadable(path, raw, exc) from None
 
 
@@ -83,7 +83,9 @@ def _unreadable(path: Path, raw: bytes, exc: Exception) -> MetalogicError:
     '<_io.BytesIO object at 0x...>', which tells a user nothing)."""
     from PIL import UnidentifiedImageError
 
-    if isinstance(exc, UnidentifiedImageError):
+    # Once Ultralytics is imported, its patched Image.open answers bytes PIL cannot identify by
+    # importing an optional HEIF plugin, which is not installed: the same "not an image".
+    if isinstance(exc, (UnidentifiedImageError, ImportError)):
         why = f"it is not an image file (it starts with {raw[:16]!r})"
     else:
         why = re.sub(r"<_io\.BytesIO object at 0x[0-9a-fA-F]+>", "the file", str(exc)) or type(exc).__name__
@@ -104,7 +106,13 @@ def _draw(raw: bytes, boxes: list[tuple[str, Box]], max_side: int, path: Path) -
         ) from None
     try:
         img = Image.open(io.BytesIO(raw)).convert("RGB")
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:  # PIL's ways to fail
+    except (
+        OSError,
+        ValueError,
+        SyntaxError,
+        ImportError,
+        Image.DecompressionBombError,
+    ) as exc:  # PIL's ways to fail
         raise _unreadable(path, raw, exc) from None
     scale = 1.0
     if max_side and max(img.size) > max_side:

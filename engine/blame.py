@@ -42,7 +42,9 @@ def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]
         rate_lines = [f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items())]
         kept = reduce_sets(engine, members, [*held, *param_lines, *rate_lines])
         big, parts = _groups([line for line, _, _ in kept], params["blame_exact_max"])
-        blamed = diagnose(engine, [*(line for line, _, _ in kept), *held, *param_lines, *big, *rate_lines], parts)
+        blamed = diagnose(
+            engine, [*(line for line, _, _ in kept), *held, *param_lines, *big, *rate_lines], parts
+        )
         counts, new_rates = estimate(engine, [*tested, *held, *param_lines, *blamed])
         if new_rates == rates:
             break

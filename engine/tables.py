@@ -29,7 +29,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "agent": pl.Utf8,
         "sc": pl.Utf8,
         "capability": pl.Utf8,
-        "headline": pl.Utf8,  # what `score` is: "blame" (share of tested answers not blamed) or "paper"
+        # what `score` is: "blame" (share of tested answers not blamed), "paper" (--mrs paper: share
+        # of cases kept) or "consistency" (cases, but no tested answer of the capability itself)
+        "headline": pl.Utf8,
         "score": pl.Float64,
         "ci_low": pl.Float64,
         "ci_high": pl.Float64,
@@ -109,9 +111,9 @@ VALUES: dict[str, dict[str, Values]] = {
         "sc": KEY,
         "capability": KEY,
         "headline": KEY,
-        "score": SHARE,  # empty where no answer of the capability is tested (or, for paper, no case)
-        "ci_low": SHARE,
-        "ci_high": SHARE,
+        "score": SCORE,
+        "ci_low": SCORE,
+        "ci_high": SCORE,
         "answers": COUNT,
         "blamed": COUNT,
         "blamed_certain": COUNT,
@@ -192,16 +194,21 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
         pn, pv = res.rows.pooled.get((agent, sc), (n, v))
         tested, certain, possible = res.rows.blame.get((agent, sc), (0, 0, 0))
         blamed = blame_score(tested, certain, possible)
-        if kind == "paper" or blamed is None:
-            score = ((1 - v / n), lo, hi) if n and kind == "paper" else None
-        else:
+        # Without test cases there is no score; with cases but no tested answer of the capability
+        # itself (its cases read only other capabilities' answers) the share of cases kept stands in.
+        row_kind = kind if kind == "paper" or blamed is not None else "consistency"
+        if not n:
+            score = None
+        elif row_kind == "blame":
             score = blamed
+        else:
+            score = (1 - v / n, lo, hi)
         rows.append(
             {
                 "agent": agent,
                 "sc": sc,
                 "capability": vocabulary().capabilities.get(sc, sc),
-                "headline": kind,
+                "headline": row_kind,
                 "score": score[0] if score else None,
                 "ci_low": score[1] if score else None,
                 "ci_high": score[2] if score else None,

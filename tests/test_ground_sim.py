@@ -96,7 +96,7 @@ def test_the_oracle_breaks_no_ground_case_and_metric_distortions_fall(run: Path,
     res = run_check(str(tmp_path), mrs=["mr17", "mr18"], engine="both")
     scores = {(a, sc): (n, v) for a, sc, n, v in res.rows.scores}
     oracle_cases = {sc: n for (a, sc), (n, v) in scores.items() if a == "oracle"}
-    assert oracle_cases.get("sc3b", 0) >= 20 and oracle_cases.get("sc2b", 0) >= 10
+    assert oracle_cases.get("sc3b", 0) >= 20 and oracle_cases.get("sc2b", 0) >= 3
     assert [r for r in res.rows.violations if r[0] == "oracle"] == []
     for name, sc in (
         ("depths_double", "sc3b"),
