@@ -182,15 +182,18 @@ class World:
                 self.lines.append(f"camera_pitch({t},{s},{rng.choice([0, 0, 0, -10, 15, 60, -89])}).")
         if rng.random() < 0.3:
             self.lines.append(f"box_slack({t},{rng.choice([0, 1, 3, 100])}).")
-        if rng.random() < 0.6:  # the ground plane (MR17): camera heights, supports, footprints
+        # The ground plane (MR17): camera heights, supports, footprints, drawn from a generator of
+        # their own (seeded from the world's, which it leaves as it is: the other draws stay the same).
+        g = random.Random(f"ground:{rng.getstate()[1][:4]}:{self.w}")
+        if g.random() < 0.6:
             for s in self.states:
-                if rng.random() < 0.9:
-                    self.lines.append(f"camera_height({t},{s},{rng.choice([1200, 1500, 1500, 300, 50])}).")
+                if g.random() < 0.9:
+                    self.lines.append(f"camera_height({t},{s},{g.choice([1200, 1500, 1500, 300, 50])}).")
             for o in self.objects:
-                if rng.random() < 0.8:
-                    self.lines.append(f"support({t},{o},{rng.choice([0, 0, 400, 1400])}).")
-                if rng.random() < 0.3:
-                    self.lines.append(f"footprint({t},{o},{rng.choice([50, 200, 600])}).")
+                if g.random() < 0.8:
+                    self.lines.append(f"support({t},{o},{g.choice([0, 0, 400, 1400])}).")
+                if g.random() < 0.3:
+                    self.lines.append(f"footprint({t},{o},{g.choice([50, 200, 600])}).")
 
     def mirror(self, content: str) -> str:
         name, args = content[:-1].split("(", 1)
