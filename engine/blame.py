@@ -42,9 +42,12 @@ def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]
         rate_lines = [f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items())]
         kept = reduce_sets(engine, members, [*held, *param_lines, *rate_lines])
         big, parts = _groups([line for line, _, _ in kept], params["blame_exact_max"])
-        blamed = diagnose(
-            engine, [*(line for line, _, _ in kept), *held, *param_lines, *big, *rate_lines], parts
-        )
+        if engine == "clingo":
+            blamed = diagnose_in_batches(kept, held, big, [*param_lines, *rate_lines])
+        else:
+            blamed = diagnose(
+                engine, [*(line for line, _, _ in kept), *held, *param_lines, *big, *rate_lines], parts
+            )
         counts, new_rates = estimate(engine, [*tested, *held, *param_lines, *blamed])
         if new_rates == rates:
             break
@@ -106,6 +109,45 @@ def answer_groups(conflicts: Iterable[str]) -> list[tuple[str, list[str]]]:
     for x in parent:
         members.setdefault(root(x), []).append(x[1])
     return sorted((ag, sorted(qs)) for (ag, _), qs in members.items())
+
+
+BATCH_ANSWERS = 200  # answers per clingo diagnosis: groups are independent, so batches give the
+# same consequences; one program for all makes clingo enumerate a model per blamed answer, each as
+# large as the whole program (quadratic: 190 s a round at 100k answers)
+
+
+def diagnose_in_batches(
+    kept: list[tuple[str, str, str]], held: Iterable[str], big: list[str], shared: list[str]
+) -> set[str]:
+    """diagnose() on clingo, whole groups of answers at a time (BATCH_ANSWERS answers a batch)."""
+    group_of: dict[tuple[str, str], int] = {}
+    for i, (ag, qs) in enumerate(answer_groups(line for line, _, _ in kept)):
+        for q in qs:
+            group_of[(ag, q)] = i
+    batch_of: dict[int, int] = {}
+    size, batch = 0, 0
+    for g in group_of.values():
+        if g not in batch_of:
+            if size >= BATCH_ANSWERS:
+                batch, size = batch + 1, 0
+            batch_of[g] = batch
+        size += 1
+    lines: dict[int, list[str]] = {}
+    for line, ag, q in kept:
+        lines.setdefault(batch_of[group_of[(ag, q)]], []).append(line)
+    for line in [*held, *big]:
+        key = _agent_second(line)
+        if key in group_of:
+            lines.setdefault(batch_of[group_of[key]], []).append(line)
+    out: set[str] = set()
+    for batch_lines in lines.values():
+        out |= diagnose("clingo", [*batch_lines, *shared], [])
+    return out
+
+
+def _agent_second(line: str) -> tuple[str, str]:
+    args = clingo.parse_term(line).arguments
+    return str(args[0]), str(args[1])
 
 
 def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:
