@@ -9,7 +9,8 @@ the next round) until the shares settle, at most blame_rounds rounds.
 
 This module only moves lines: it splits the answers into groups linked by conflict sets (groups
 larger than blame_exact_max are not optimised, see diagnose.lp), hands both engines the same input
-lines and turns their answers into blamed/3 and blame_count/5 result lines.
+lines (clingo in batches of whole groups) and turns their answers into blamed/3 and blame_count/5
+result lines.
 """
 
 from __future__ import annotations
@@ -41,9 +42,10 @@ def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]
     for _ in range(max(1, params["blame_rounds"])):
         rate_lines = [f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items())]
         kept = reduce_sets(engine, members, [*held, *param_lines, *rate_lines])
-        big, parts = _groups([line for line, _, _ in kept], params["blame_exact_max"])
+        groups = answer_groups(line for line, _, _ in kept)
+        big, parts = _groups(groups, params["blame_exact_max"])
         if engine == "clingo":
-            blamed = diagnose_in_batches(kept, held, big, [*param_lines, *rate_lines])
+            blamed = diagnose_in_batches(groups, kept, [*held, *big], [*param_lines, *rate_lines])
         else:
             blamed = diagnose(
                 engine, [*(line for line, _, _ in kept), *held, *param_lines, *big, *rate_lines], parts
@@ -74,9 +76,8 @@ def reduce_sets(
     return members
 
 
-def _groups(conflicts: list[str], limit: int) -> tuple[list[str], list[str]]:
+def _groups(groups: list[tuple[str, list[str]]], limit: int) -> tuple[list[str], list[str]]:
     """big/2 lines for the answers of groups above `limit`, part/3 lines for the others."""
-    groups = answer_groups(conflicts)
     big = [f"big({ag},{q})" for ag, qs in groups for q in qs if len(qs) > limit]
     parts = [f"part({ag},{i},{q})" for i, (ag, qs) in enumerate(groups) if len(qs) <= limit for q in qs]
     return big, parts
@@ -117,37 +118,31 @@ BATCH_ANSWERS = 200  # answers per clingo diagnosis: groups are independent, so 
 
 
 def diagnose_in_batches(
-    kept: list[tuple[str, str, str]], held: Iterable[str], big: list[str], shared: list[str]
+    groups: list[tuple[str, list[str]]],
+    kept: list[tuple[str, str, str]],
+    per_answer: list[str],
+    shared: list[str],
 ) -> set[str]:
-    """diagnose() on clingo, whole groups of answers at a time (BATCH_ANSWERS answers a batch)."""
-    group_of: dict[tuple[str, str], int] = {}
-    for i, (ag, qs) in enumerate(answer_groups(line for line, _, _ in kept)):
-        for q in qs:
-            group_of[(ag, q)] = i
-    batch_of: dict[int, int] = {}
+    """diagnose() on clingo, whole groups at a time (about BATCH_ANSWERS answers a batch): the
+    conflict set rows `kept`, and the `per_answer` lines (answer_held/4, big/2) of each batch's answers."""
+    batch_of: dict[tuple[str, str], int] = {}
     size, batch = 0, 0
-    for g in group_of.values():
-        if g not in batch_of:
-            if size >= BATCH_ANSWERS:
-                batch, size = batch + 1, 0
-            batch_of[g] = batch
-        size += 1
+    for ag, qs in groups:
+        if size >= BATCH_ANSWERS:
+            batch, size = batch + 1, 0
+        batch_of.update(((ag, q), batch) for q in qs)
+        size += len(qs)
     lines: dict[int, list[str]] = {}
     for line, ag, q in kept:
-        lines.setdefault(batch_of[group_of[(ag, q)]], []).append(line)
-    for line in [*held, *big]:
-        key = _agent_second(line)
-        if key in group_of:
-            lines.setdefault(batch_of[group_of[key]], []).append(line)
+        lines.setdefault(batch_of[(ag, q)], []).append(line)
+    for line in per_answer:
+        found = batch_of.get(_agent_sc(line))  # (agent, query): the first two arguments
+        if found is not None:
+            lines.setdefault(found, []).append(line)
     out: set[str] = set()
     for batch_lines in lines.values():
         out |= diagnose("clingo", [*batch_lines, *shared], [])
     return out
-
-
-def _agent_second(line: str) -> tuple[str, str]:
-    args = clingo.parse_term(line).arguments
-    return str(args[0]), str(args[1])
 
 
 def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:

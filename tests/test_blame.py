@@ -168,3 +168,28 @@ def test_check_out_writes_the_blamed_answers_with_their_cases(tmp_path: Path) ->
     assert sorted(zip(marked["agent"], marked["query"], strict=True)) == sorted(
         zip(blamed["agent"], blamed["query"], strict=True)
     )
+
+
+def test_clingo_diagnoses_in_batches_of_whole_groups_as_prolog_does_group_by_group(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Forty random groups, clingo's batches cut at every 3 answers: a batch that split a group or
+    lost an answer's evidence would blame otherwise than Prolog's exact search per group."""
+    rng = random.Random(5)
+    sets, held = [], {}
+    for g in range(40):
+        answers = [f"g{g}q{i}" for i in range(rng.randint(2, 6))]
+        sets += [set(rng.sample(answers, rng.randint(1, 2))) for _ in range(rng.randint(1, 5))]
+        held |= {q: rng.choice([0, 0, 1, 2, 5]) for q in answers}
+    lines = {
+        "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in s},
+        "answer_held": {f"answer_held(a,{q},sc3b,{h})" for q, h in held.items()},
+        "tested_answers": {f"tested_answers(a,sc3b,{len(held)})"},
+    }
+    monkeypatch.setattr("metalogic.engine.blame.BATCH_ANSWERS", 3)
+    results = {}
+    for engine in ("clingo", "prolog"):
+        out = {k: set(v) for k, v in lines.items()}
+        run_blame(engine, out, DEFAULTS)
+        results[engine] = out
+    assert results["clingo"]["blamed"] and results["clingo"] == results["prolog"]
