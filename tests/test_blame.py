@@ -176,7 +176,8 @@ def test_clingo_diagnoses_in_batches_of_whole_groups_as_prolog_does_group_by_gro
     """Forty random groups, clingo's batches cut at every 3 answers: a batch that split a group or
     lost an answer's evidence would blame otherwise than Prolog's exact search per group."""
     rng = random.Random(5)
-    sets, held = [], {}
+    sets: list[set[str]] = []
+    held: dict[str, int] = {}
     for g in range(40):
         answers = [f"g{g}q{i}" for i in range(rng.randint(2, 6))]
         sets += [set(rng.sample(answers, rng.randint(1, 2))) for _ in range(rng.randint(1, 5))]
