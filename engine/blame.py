@@ -10,12 +10,14 @@ the next round) until the shares settle, at most blame_rounds rounds.
 This module only moves lines: it splits the answers into groups linked by conflict sets (groups
 larger than blame_exact_max are not optimised, see diagnose.lp), hands both engines the same input
 lines (clingo in batches of whole groups) and turns their answers into blamed/3 and blame_count/5
-result lines.
+result lines. Each line is read once: the rows keep their fields and, for clingo, their symbols.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import clingo
 
@@ -31,49 +33,107 @@ PARAMS = (
 )
 
 
+@dataclass(frozen=True)
+class Row:
+    """One input line and the fields blame moves it by: the agent, the answer (query) and, for a
+    conflict_set/4 line, its set (the case and kind as printed)."""
+
+    line: str
+    agent: str
+    query: str
+    key: str
+
+
 def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]) -> None:
-    """Add the blamed/3, blame_count/5 and blame_rate/3 lines of one engine's check output to it."""
-    conflicts, held, tested = lines["conflict_set"], lines["answer_held"], lines["tested_answers"]
+    """Add the blamed/3, blame_count/5 and blame_rate/3 lines of one engine's check output to it.
+
+    Each agent's blame depends only on its own answers and shares, so an agent whose shares did not
+    change in a round keeps its blame and is not diagnosed again (the same result as a new round)."""
+    data = _Data(engine, lines)
     param_lines = [f"param({k},{params[k]})" for k in PARAMS]
-    members = [(line, *_agent_query(line)) for line in sorted(conflicts)]
-    rates = {_agent_sc(t): params["blame_prior_permille"] for t in tested}
-    blamed: set[str] = set()
-    counts: set[str] = set()
+    rates = {(row.agent, row.query): params["blame_prior_permille"] for row in data.tested}
+    blamed: dict[str, set[str]] = {}
+    counts: dict[str, set[str]] = {}
+    active = sorted({ag for ag, _ in rates} | set(data.conflicts))
     for _ in range(max(1, params["blame_rounds"])):
-        rate_lines = [f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items())]
-        kept = reduce_sets(engine, members, [*held, *param_lines, *rate_lines])
-        groups = answer_groups(line for line, _, _ in kept)
-        big, parts = _groups(groups, params["blame_exact_max"])
-        if engine == "clingo":
-            blamed = diagnose_in_batches(groups, kept, [*held, *big], [*param_lines, *rate_lines])
-        else:
-            blamed = diagnose(
-                engine, [*(line for line, _, _ in kept), *held, *param_lines, *big, *rate_lines], parts
-            )
-        counts, new_rates = estimate(engine, [*tested, *held, *param_lines, *blamed])
-        if new_rates == rates:
+        shared = [
+            *param_lines,
+            *(f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items()) if ag in active),
+        ]
+        found = blame_round(data, active, shared, params["blame_exact_max"])
+        new_counts, new_rates = estimate(data, active, [*param_lines, *found])
+        blamed.update(_by_agent(active, found, 3))
+        counts.update(_by_agent(active, new_counts, 5))
+        active = sorted({ag for (ag, sc), p in new_rates.items() if rates.get((ag, sc)) != p})
+        rates.update(new_rates)
+        if not active:
             break
-        rates = new_rates
-    lines["blamed"] = blamed
-    lines["blame_count"] = counts
+    lines["blamed"] = set().union(*blamed.values())
+    lines["blame_count"] = set().union(*counts.values())
     lines["blame_rate"] = {f"blame_rate({ag},{sc},{p})" for (ag, sc), p in rates.items()}
 
 
-REDUCE_PASSES = 5  # each pass takes out the answers no optimal diagnosis retracts (reduce.lp)
+class _Data:
+    """The check output's blame input, read once: conflict_set/4 and answer_held/4 rows by agent,
+    tested_answers/3 rows (agent, capability in `query`) and, for clingo, each line's symbol."""
+
+    def __init__(self, engine: str, lines: dict[str, set[str]]) -> None:
+        self.engine = engine
+        self.conflicts: dict[str, list[Row]] = {}
+        self.held: dict[str, list[Row]] = {}
+        for line in sorted(lines["conflict_set"]):
+            row = _conflict_row(line)
+            self.conflicts.setdefault(row.agent, []).append(row)
+        for line in sorted(lines["answer_held"]):
+            row = _held_row(line)
+            self.held.setdefault(row.agent, []).append(row)
+        self.tested = [_held_row(line, 3) for line in sorted(lines["tested_answers"])]
+        self.groups = _row_groups([r for rows in self.conflicts.values() for r in rows])  # before reduce
+        self.symbol: dict[str, clingo.Symbol] = {}
+        if engine == "clingo":
+            for rows in (*self.conflicts.values(), *self.held.values()):
+                self.symbol.update((r.line, clingo.parse_term(r.line)) for r in rows)
 
 
-def reduce_sets(
-    engine: str, members: list[tuple[str, str, str]], given: list[str]
-) -> list[tuple[str, str, str]]:
-    """The conflict set rows (line, agent, query) without the answers no optimal diagnosis retracts,
-    taken out pass by pass until none is left (each pass keeps the optimal diagnoses)."""
-    for _ in range(REDUCE_PASSES):
-        found = _solve(engine, "reduce", [*(line for line, _, _ in members), *given])
-        if not found:
-            break
-        out = {_agent_query(line) for line in found}
-        members = [m for m in members if (m[1], m[2]) not in out]
-    return members
+def blame_round(data: _Data, agents: list[str], shared: list[str], exact_max: int) -> set[str]:
+    """blamed/3 lines of the agents for one round of shares (rate/3 lines in `shared`).
+
+    Groups of at most exact_max answers are diagnosed whole: the answers reduce.lp would take out
+    of them are in no optimal diagnosis, so the blame is the same. Larger groups are reduced first,
+    which splits those that hub answers with much evidence for them join."""
+    members = [r for ag in agents for r in data.conflicts.get(ag, [])]
+    held = [r for ag in agents for r in data.held.get(ag, [])]
+    large = {(ag, q) for ag, qs in data.groups if ag in agents and len(qs) > exact_max for q in qs}
+    to_reduce = [r for r in members if (r.agent, r.query) in large]
+    out = reduce_sets(data, to_reduce, [r for r in held if (r.agent, r.query) in large], shared)
+    kept = [r for r in members if (r.agent, r.query) not in out]
+    small = [(ag, qs) for ag, qs in data.groups if ag in agents and len(qs) <= exact_max]
+    groups = sorted([*small, *_row_groups([r for r in kept if (r.agent, r.query) in large])])
+    big, parts = _groups(groups, exact_max)
+    if data.engine == "clingo":
+        return diagnose_in_batches(data, groups, kept, held, big, shared)
+    given = [*(r.line for r in kept), *(r.line for r in held), *big, *shared]
+    return diagnose(data.engine, given, parts)
+
+
+def reduce_sets(data: _Data, members: list[Row], held: list[Row], shared: list[str]) -> set[tuple[str, str]]:
+    """The (agent, answer) pairs no optimal diagnosis retracts (reduce.lp). One pass finds them
+    all: taking an answer out of its sets only raises what the others of those sets cost, so no
+    answer the pass kept becomes one of them."""
+    if data.engine == "clingo":
+        session = Session("clingo", tables=False).load(BLAME_DIR / "reduce.lp")
+        _add_rows(session, data, members, held).add_lines(shared)
+        found = {str(s) for s in session.symbols()}
+    else:
+        found = _prolog(
+            "ml_blame:ml_blame_reduce", [*(r.line for r in members), *(r.line for r in held), *shared]
+        )
+    return {(f[0], f[1]) for f in (_fields(line, 2) for line in found)}
+
+
+def _add_rows(session: Session, data: _Data, conflicts: Iterable[Row], held: Iterable[Row]) -> Session:
+    session.add_rows("conflict_set", 4, [data.symbol[r.line] for r in conflicts])
+    return session.add_rows("answer_held", 4, [data.symbol[r.line] for r in held])
 
 
 def _groups(groups: list[tuple[str, list[str]]], limit: int) -> tuple[list[str], list[str]]:
@@ -86,10 +146,13 @@ def _groups(groups: list[tuple[str, list[str]]], limit: int) -> tuple[list[str],
 def answer_groups(conflicts: Iterable[str]) -> list[tuple[str, list[str]]]:
     """Each agent's suspect answers in groups linked by shared conflict sets (agent, answers), in a
     fixed order."""
-    sets: dict[tuple[str, str, str], list[str]] = {}
-    for line in conflicts:
-        ag, case, kind, q = (str(a) for a in clingo.parse_term(line).arguments)
-        sets.setdefault((ag, case, kind), []).append(q)
+    return _row_groups([_conflict_row(line) for line in conflicts])
+
+
+def _row_groups(rows: list[Row]) -> list[tuple[str, list[str]]]:
+    sets: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        sets.setdefault((r.agent, r.key), []).append(r.query)
     parent: dict[tuple[str, str], tuple[str, str]] = {}
 
     def root(x: tuple[str, str]) -> tuple[str, str]:
@@ -98,7 +161,7 @@ def answer_groups(conflicts: Iterable[str]) -> list[tuple[str, list[str]]]:
             x = parent[x]
         return x
 
-    for (ag, _, _), qs in sets.items():
+    for (ag, _), qs in sets.items():
         for q in qs:
             parent.setdefault((ag, q), (ag, q))
         first = root((ag, qs[0]))
@@ -112,19 +175,21 @@ def answer_groups(conflicts: Iterable[str]) -> list[tuple[str, list[str]]]:
     return sorted((ag, sorted(qs)) for (ag, _), qs in members.items())
 
 
-BATCH_ANSWERS = 200  # answers per clingo diagnosis: groups are independent, so batches give the
+BATCH_ANSWERS = 500  # answers per clingo diagnosis: groups are independent, so batches give the
 # same consequences; one program for all makes clingo enumerate a model per blamed answer, each as
 # large as the whole program (quadratic: 190 s a round at 100k answers)
 
 
 def diagnose_in_batches(
+    data: _Data,
     groups: list[tuple[str, list[str]]],
-    kept: list[tuple[str, str, str]],
-    per_answer: list[str],
+    kept: list[Row],
+    held: list[Row],
+    big: list[str],
     shared: list[str],
 ) -> set[str]:
     """diagnose() on clingo, whole groups at a time (about BATCH_ANSWERS answers a batch): the
-    conflict set rows `kept`, and the `per_answer` lines (answer_held/4, big/2) of each batch's answers."""
+    conflict set rows `kept`, and the answer_held/4 rows and big/2 lines of each batch's answers."""
     batch_of: dict[tuple[str, str], int] = {}
     size, batch = 0, 0
     for ag, qs in groups:
@@ -132,64 +197,78 @@ def diagnose_in_batches(
             batch, size = batch + 1, 0
         batch_of.update(((ag, q), batch) for q in qs)
         size += len(qs)
-    lines: dict[int, list[str]] = {}
-    for line, ag, q in kept:
-        lines.setdefault(batch_of[(ag, q)], []).append(line)
-    for line in per_answer:
-        found = batch_of.get(_agent_sc(line))  # (agent, query): the first two arguments
+    rows: dict[int, tuple[list[Row], list[Row], list[str]]] = {
+        b: ([], [], []) for b in set(batch_of.values())
+    }
+    for r in kept:
+        rows[batch_of[(r.agent, r.query)]][0].append(r)
+    for r in held:
+        found = batch_of.get((r.agent, r.query))
         if found is not None:
-            lines.setdefault(found, []).append(line)
+            rows[found][1].append(r)
+    for line in big:
+        ag, q = _fields(line, 2)
+        rows[batch_of[(ag, q)]][2].append(line)
     out: set[str] = set()
-    for batch_lines in lines.values():
-        out |= diagnose("clingo", [*batch_lines, *shared], [])
+    for conflicts, batch_held, batch_big in rows.values():
+        session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp")
+        _add_rows(session, data, conflicts, batch_held).add_lines([*batch_big, *shared])
+        out |= _clingo_blamed(session)
     return out
 
 
 def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:
     """blamed(Ag, Q, certain | possible) lines from one round of diagnosis."""
-    out: set[str] = set()
     if engine == "clingo":
-        session = (
-            Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp").add_lines(given)
-        )
-        session.show(("blame", 2), ("big_blamed", 3))
-        certain = {str(s) for s in session.consequences("cautious")}
-        possible = {str(s) for s in session.consequences("brave")}
-        for line in sorted(possible):
-            sym = clingo.parse_term(line)
-            ag, q = (str(a) for a in sym.arguments[:2])
-            if sym.name == "big_blamed":
-                out.add(f"blamed({ag},{q},{sym.arguments[2]})")
-            else:
-                out.add(f"blamed({ag},{q},{'certain' if line in certain else 'possible'})")
-        return out
+        session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp")
+        return _clingo_blamed(session.add_lines(given))
+    out: set[str] = set()
     for line in _prolog("ml_blame:ml_blame_diagnose", [*given, *parts]):
-        sym = clingo.parse_term(line)
-        ag, q, kind = (str(a) for a in sym.arguments)
+        ag, q, kind = (str(a) for a in clingo.parse_term(line).arguments)
         out.add(f"blamed({ag},{q},{kind})")
     return out
 
 
-def estimate(engine: str, given: list[str]) -> tuple[set[str], dict[tuple[str, str], int]]:
-    """blame_count/5 lines and each (agent, capability)'s share of wrong answers in thousandths."""
-    found = _solve(engine, "rates", given)
+def _clingo_blamed(session: Session) -> set[str]:
+    session.show(("blame", 2), ("big_blamed", 3))
+    certain = {str(s) for s in session.consequences("cautious")}
+    out: set[str] = set()
+    for sym in session.consequences("brave"):
+        ag, q = (str(a) for a in sym.arguments[:2])
+        if sym.name == "big_blamed":
+            out.add(f"blamed({ag},{q},{sym.arguments[2]})")
+        else:
+            out.add(f"blamed({ag},{q},{'certain' if str(sym) in certain else 'possible'})")
+    return out
+
+
+def estimate(data: _Data, agents: list[str], given: list[str]) -> tuple[set[str], dict[tuple[str, str], int]]:
+    """blame_count/5 lines and each (agent, capability)'s share of wrong answers in thousandths,
+    for the agents' tested answers and the blamed/3 lines in `given` (with the answer_held/4 rows
+    of those answers, which say their capability)."""
+    wanted = set(agents)
+    tested = [r.line for r in data.tested if r.agent in wanted]
+    blamed = {(f[0], f[1]) for f in (_fields(line, 3) for line in given if line.startswith("blamed("))}
+    held = [r for ag in agents for r in data.held.get(ag, []) if (r.agent, r.query) in blamed]
+    if data.engine == "clingo":
+        session = Session("clingo", tables=False).load(BLAME_DIR / "rates.lp")
+        _add_rows(session, data, [], held).add_lines([*tested, *given])
+        found = {str(s) for s in session.symbols()}
+    else:
+        found = _prolog("ml_blame:ml_blame_estimate", [*tested, *(r.line for r in held), *given])
     counts = {line for line in found if line.startswith("blame_count(")}
     rates = {}
     for line in found - counts:
-        sym = clingo.parse_term(line)
-        rates[(str(sym.arguments[0]), str(sym.arguments[1]))] = sym.arguments[2].number
+        ag, sc, p = _fields(line, 3)
+        rates[(ag, sc)] = int(p)
     return counts, rates
 
 
-_PROLOG_GOALS = {"rates": "ml_blame:ml_blame_estimate", "reduce": "ml_blame:ml_blame_reduce"}
-
-
-def _solve(engine: str, program: str, given: list[str]) -> set[str]:
-    """The lines of a stratified blame program (rates.lp or reduce.lp, or its Prolog twin)."""
-    if engine == "clingo":
-        session = Session("clingo", tables=False).load(BLAME_DIR / f"{program}.lp").add_lines(given)
-        return {str(s) for s in session.symbols()}
-    return _prolog(_PROLOG_GOALS[program], given)
+def _by_agent(agents: list[str], lines: set[str], arity: int) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {ag: set() for ag in agents}
+    for line in lines:
+        out[_fields(line, arity)[0]].add(line)
+    return out
 
 
 def _prolog(goal: str, given: list[str]) -> set[str]:
@@ -199,11 +278,37 @@ def _prolog(goal: str, given: list[str]) -> set[str]:
         return engine.run_lines(goal, given)
 
 
-def _agent_query(line: str) -> tuple[str, str]:
-    args = clingo.parse_term(line).arguments
-    return str(args[0]), str(args[-1])
+# ---- fields of a line -----------------------------------------------------------------------------
+# Lines are as clingo prints them. Most arguments are plain names, numbers or strings without commas
+# or escapes, split off at a comma; any other line is read by clingo's term parser.
+
+_PLAIN = re.compile(r"[a-z_][A-Za-z0-9_']*|-?[0-9]+|\"[^\"\\,]*\"")
 
 
-def _agent_sc(line: str) -> tuple[str, str]:
-    sym = clingo.parse_term(line)
-    return str(sym.arguments[0]), str(sym.arguments[1])
+def _fields(line: str, arity: int) -> list[str]:
+    """The printed arguments of a result line name(A1, ..., An)."""
+    _, _, body = line.partition("(")
+    parts = body[:-1].split(",")
+    if len(parts) == arity and all(_PLAIN.fullmatch(p) for p in parts):
+        return parts
+    return [str(a) for a in clingo.parse_term(line).arguments]
+
+
+def _conflict_row(line: str) -> Row:
+    """conflict_set(Agent, Case, Kind, Query) -> Row (the set's key: "Case,Kind" as printed): the
+    case may be any term, so the agent is split off at the first comma and the kind and query at
+    the last two."""
+    ag, _, rest = line[13:-1].partition(",")
+    head, _, q = rest.rpartition(",")
+    kind = head.rpartition(",")[2]
+    if all(_PLAIN.fullmatch(f) for f in (ag, kind, q)) and line.startswith("conflict_set("):
+        return Row(line, ag, q, head)
+    ag, case, kind, q = (str(a) for a in clingo.parse_term(line).arguments)
+    return Row(line, ag, q, f"{case},{kind}")
+
+
+def _held_row(line: str, arity: int = 4) -> Row:
+    """answer_held(Agent, Query, SC, N) (or tested_answers(Agent, SC, N), arity 3) -> Row of its
+    first two arguments."""
+    f = _fields(line, arity)
+    return Row(line, f[0], f[1], "")

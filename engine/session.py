@@ -172,9 +172,7 @@ class Session:
             # The name enters the program text (see _glue): a plain lower-case name only.
             if not isinstance(f, Fun) or not _NAME.fullmatch(f.name):
                 raise ValueError(f"not a fact to pass as data: {f!r}")
-            args = [symbol(a) for a in f.args]
-            row = args[0] if len(args) == 1 else clingo.Tuple_(args)
-            self._data.setdefault((f.name, len(args)), []).append(row)
+            self._data.setdefault((f.name, len(f.args)), []).append(symbol(f))
         return self
 
     def parse(self, text: str) -> None:
@@ -197,7 +195,7 @@ class Session:
         data = self._data.setdefault((name, 2), [])
         for n, term in rows:
             try:
-                data.append(clingo.Tuple_([clingo.Number(n), clingo.parse_term(term)]))
+                data.append(clingo.Function(name, [clingo.Number(n), clingo.parse_term(term)]))
             except RuntimeError:
                 raise ValueError(f"not a term as clingo prints it: {term!r}") from None
         return self
@@ -213,10 +211,17 @@ class Session:
                 raise ValueError(f"not a term as clingo prints it: {line!r}") from None
             if sym.type != clingo.SymbolType.Function or not _NAME.fullmatch(sym.name) or not sym.arguments:
                 raise ValueError(f"not a fact to pass as data: {line!r}")
-            args = sym.arguments
-            self._data.setdefault((sym.name, len(args)), []).append(
-                args[0] if len(args) == 1 else clingo.Tuple_(args)
-            )
+            self._data.setdefault((sym.name, len(sym.arguments)), []).append(sym)
+        return self
+
+    def add_rows(self, name: str, arity: int, rows: list[clingo.Symbol]) -> Session:
+        """Add facts name/arity as data, already made into symbols by whoever read them (as
+        add_lines does; for rows handed to several programs, read once). Each must be a name/arity
+        function: the glue rule takes only those, so any other is left out, never run."""
+        self._open()
+        if not _NAME.fullmatch(name):
+            raise ValueError(f"not a predicate name: {name!r}")
+        self._data.setdefault((name, arity), []).extend(rows)
         return self
 
     def show(self, *signatures: tuple[str, int]) -> Session:
@@ -353,8 +358,8 @@ def symbol(t: Term) -> clingo.Symbol:
 
 
 class _Input:
-    """The context of a grounding: `@input(Name, Arity)` gives the argument tuples of the data
-    facts of that predicate."""
+    """The context of a grounding: `@input(Name, Arity)` gives the data facts of that predicate
+    (whole symbols: the glue rule matches each against name(X1, ..., Xn))."""
 
     def __init__(self, rows: dict[tuple[str, int], list[clingo.Symbol]]) -> None:
         self.rows = rows
@@ -364,11 +369,10 @@ class _Input:
 
 
 def _glue(name: str, arity: int) -> str:
-    """One rule per data predicate, `cand(X1,X2) :- (X1,X2) = @input("cand",2).`: only the
+    """One rule per data predicate, `cand(X1,X2) :- cand(X1,X2) = @input("cand",2).`: only the
     predicate's name (checked in Session.add) and arity enter the program text."""
     xs = ",".join(f"X{i}" for i in range(1, arity + 1))
-    lhs = f"({xs})" if arity > 1 else xs
-    return f'{name}({xs}) :- {lhs} = @input("{name}",{arity}).\n'
+    return f'{name}({xs}) :- {name}({xs}) = @input("{name}",{arity}).\n'
 
 
 # ---- the embedded SWI-Prolog ---------------------------------------------------------------------
