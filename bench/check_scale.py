@@ -532,7 +532,7 @@ def main() -> None:
 
 def speed_probe() -> float:
     """Seconds for a fixed pure-Python loop: this machine's speed at the moment. Shared machines
-    vary (the same check took 25% longer an hour later on the machine of the README's table), so
+    vary (the same check took 25% longer an hour later on the machine of docs/performance.md), so
     each row records the probe next to its times."""
     t = time.perf_counter()
     total = 0

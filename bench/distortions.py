@@ -1,7 +1,7 @@
 """Wrong agents the reference set does not have: how far each systematic distortion of the oracle's
 answers falls, capability by capability, next to the share of its answers that are wrong.
 
-The `biased:KIND` reference agents distort the truth the ways the README's table shows. This script
+The `biased:KIND` reference agents distort the truth the ways docs/performance.md's table shows. This script
 takes the oracle's answers of a finished run and distorts one kind of answer at a time in ways
 those agents do not: one kind of length scaled or offset (sizes halved, depths doubled, every
 length 500 mm too long, steps doubled or one too many), one direction vocabulary mirrored, fixed or

@@ -10,7 +10,7 @@ check them (each in a fresh interpreter, so that no way finds symbols another ha
 - `threads_warm`: the same threads after one Control has made every symbol of the check once;
 - `processes`: the same shards in N worker processes (`check --workers N`).
 
-Every way must give the same counts. On the machine of the README (2 cores, 100k answers of the
+Every way must give the same counts. On the machine of docs/performance.md (2 cores, 100k answers of the
 worlds) the threads took 7x as long as one Control, and 0.7x where the symbols existed already;
 two processes 0.53x. clingo makes every symbol (a constant, a string, a term) under one mutex of
 the whole process: two threads that make new symbols all the time wait on each other at every
