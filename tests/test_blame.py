@@ -194,3 +194,30 @@ def test_clingo_diagnoses_in_batches_of_whole_groups_as_prolog_does_group_by_gro
         run_blame(engine, out, DEFAULTS)
         results[engine] = out
     assert results["clingo"]["blamed"] and results["clingo"] == results["prolog"]
+
+
+def test_reducing_large_groups_keeps_the_blame_of_diagnosing_everything_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Groups linked through hub answers, reduced before they are diagnosed (blame_exact_max 4),
+    blame as the same groups diagnosed whole with no reduction: reduce.lp takes out only answers
+    that no optimal diagnosis retracts."""
+    rng = random.Random(11)
+    sets: list[set[str]] = []
+    held: dict[str, int] = {}
+    for g in range(12):
+        hub, answers = f"h{g}", [f"g{g}q{i}" for i in range(rng.randint(4, 7))]
+        sets += [{hub, q} for q in answers] + [set(rng.sample(answers, 2)) for _ in range(2)]
+        held |= {hub: 6} | {q: rng.choice([0, 0, 1, 2]) for q in answers}
+    lines = {
+        "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in s},
+        "answer_held": {f"answer_held(a,{q},sc3b,{h})" for q, h in held.items()},
+        "tested_answers": {f"tested_answers(a,sc3b,{len(held)})"},
+    }
+    reduced = {k: set(v) for k, v in lines.items()}
+    run_blame("clingo", reduced, DEFAULTS | {"blame_exact_max": 4})
+    monkeypatch.setattr("metalogic.engine.blame.reduce_sets", lambda *_: set())
+    whole = {k: set(v) for k, v in lines.items()}
+    run_blame("clingo", whole, DEFAULTS | {"blame_exact_max": 100})
+    assert reduced["blamed"] and reduced["blamed"] == whole["blamed"]
+    assert not any(line.startswith("blamed(a,h") for line in whole["blamed"])
