@@ -213,3 +213,17 @@ def _model(backend: ChatBackend, run: RunDir, s: AgentSettings, name: str, kind:
         s.prices,
     )
     return agent, view
+
+
+def backend_options(pairs: tuple[str, ...]) -> dict[str, str]:
+    """The -o KEY=VALUE pairs as a dict (a clear error for one without '=')."""
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise MetalogicError.single(
+                f"backend option '{pair}' is not KEY=VALUE",
+                expected="-o KEY=VALUE, e.g. -o n_ctx=4096 or -o tensor_parallel_size=2",
+            )
+        out[key.strip()] = value.strip()
+    return out

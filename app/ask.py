@@ -10,18 +10,17 @@ import click
 
 from metalogic.agents.base import ContextProvider, Question
 from metalogic.agents.model import GenParams, Prices
-from metalogic.agents.options import (
+from metalogic.agents.prompts import BOXES, STRATEGIES
+from metalogic.agents.registry import AgentSettings, backend_options
+from metalogic.app.options import (
     agent_spec_option,
     backend_option,
-    backend_options,
     base_url_option,
     concurrency_option,
     max_tokens_option,
     no_cache_option,
     view_option,
 )
-from metalogic.agents.prompts import BOXES, STRATEGIES
-from metalogic.agents.registry import AgentSettings
 from metalogic.engine.errors import MetalogicError
 
 

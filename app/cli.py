@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 from metalogic import __version__
-from metalogic.engine.errors import MetalogicError, did_you_mean
-from metalogic.engine.options import (
+from metalogic.app.options import (
     agent_filter_option,
     const_option,
     engine_choice,
@@ -23,19 +22,21 @@ from metalogic.engine.options import (
     mrs_option,
     rules_option,
 )
+from metalogic.engine.errors import MetalogicError, did_you_mean
+from metalogic.engine.session import ENGINES
 
 if TYPE_CHECKING:
     from metalogic.app.pipeline import RunOutcome
 
 # name -> "module:attribute" for commands living outside this module (imported on first use).
 LAZY_COMMANDS: dict[str, str] = {
-    "generate": "metalogic.engine.generate_cli:generate_command",
+    "generate": "metalogic.app.generate:generate_command",
     "ask": "metalogic.app.ask:ask_command",
-    "memory": "metalogic.memory.cli:memory_command",
-    "simulate": "metalogic.extract.cli:simulate",
-    "import": "metalogic.extract.cli:import_group",
-    "extract": "metalogic.extract.cli:extract",
-    "detector": "metalogic.extract.cli:detector",
+    "memory": "metalogic.app.memory:memory_command",
+    "simulate": "metalogic.app.extract:simulate",
+    "import": "metalogic.app.extract:import_group",
+    "extract": "metalogic.app.extract:extract",
+    "detector": "metalogic.app.extract:detector",
     "report": "metalogic.app.report:report_command",
     "compare": "metalogic.app.compare:compare_command",
 }
@@ -123,8 +124,8 @@ def check(
 
     Example: metalogic check examples/facts/ --engine both --out out/check
     """
-    from metalogic.engine import tables
-    from metalogic.engine.check import run_check
+    from metalogic.engine.check import tables
+    from metalogic.engine.check.run import run_check
 
     fmts = tables.parse_formats(formats)
     res = run_check(
@@ -139,6 +140,8 @@ def check(
         # numbers) nor explanations or per-place counts; --expect compares the violations
         detail=bool(out_dir) or expect,
     )
+    if res.warnings:
+        click.echo(res.warnings, err=True)
     df = tables.scores_frame(res)
     click.echo(tables.render_scores(df))
     click.echo(
@@ -146,13 +149,13 @@ def check(
         f"from {len(res.facts.files)} file(s); engine: {engine}"
     )
     if out_dir:
-        from metalogic.engine.checkout import make_request, write_check_output
+        from metalogic.engine.check.writer import make_request, write_check_output
 
         request = make_request(engine, mrs, settings, rules_dirs, agents)
         written = write_check_output(res, Path(out_dir), fmts, request, facts_dir)
         click.echo(f"wrote {len(written)} files to {out_dir}")
     if expect:
-        from metalogic.engine.check import compare_expected
+        from metalogic.engine.check.run import compare_expected
 
         missing, unexpected = compare_expected(res)
         for v in sorted(missing):
@@ -174,7 +177,7 @@ def mrs(rules_dirs: tuple[str, ...], fmt: str) -> None:
     Example: metalogic mrs --rules my_rules/
     """
     from metalogic.engine.facts import display_path
-    from metalogic.engine.rules import load_ruleset
+    from metalogic.engine.rules.loader import load_ruleset
 
     rs = load_ruleset(rules_dirs)
     if fmt == "csv":
@@ -210,7 +213,7 @@ def mrs(rules_dirs: tuple[str, ...], fmt: str) -> None:
     show_default=True,
     help="exact: signs of exact offsets; band: 0 means within a tolerance; star: 45-degree cones.",
 )
-@engine_choice("Rule engine that derives the tables.", choices=("clingo", "prolog"))
+@engine_choice("Rule engine that derives the tables.", choices=ENGINES)
 def algebra(fmt: str, calculus: str, engine: str) -> None:
     """Print the planar composition and inverse tables, derived from the rules.
 
@@ -248,7 +251,7 @@ def _print_run(outcome: RunOutcome) -> None:
     if scores.exists():
         import polars as pl
 
-        from metalogic.engine.tables import render_scores
+        from metalogic.engine.check.tables import render_scores
 
         click.echo("\n" + render_scores(pl.read_csv(scores)))
     if outcome.report is not None:
@@ -349,9 +352,9 @@ def audit(
 
     Exits with status 1 if any check fails. Example: metalogic audit --out out/audit
     """
-    from metalogic.engine.audit import run_audit
-    from metalogic.engine.audit_report import render_terminal, write_report
-    from metalogic.engine.rules import load_ruleset
+    from metalogic.engine.audit.report import render_terminal, write_report
+    from metalogic.engine.audit.run import run_audit
+    from metalogic.engine.rules.loader import load_ruleset
 
     rules = load_ruleset(rules_dirs)
     for m in only:

@@ -1,7 +1,7 @@
 """`metalogic compare`: how the scores of one agent (or prompting) differ from another's, per
 capability, with 95% intervals for each difference.
 
-The scores come from what `metalogic check --out` wrote for each run (engine/checkout.py; a facts
+The scores come from what `metalogic check --out` wrote for each run (engine/check/writer.py; a facts
 folder is checked once first, into FOLDER/check); this module only subtracts scores and
 puts an interval around the difference: Newcombe's hybrid score interval (his method 10), built
 from the two Wilson intervals. It treats the two samples of test cases as independent; when both
@@ -22,18 +22,19 @@ from typing import Any
 
 import click
 
-from metalogic.engine.check import wilson
-from metalogic.engine.checkout import COMPARE_TABLES
-from metalogic.engine.checkread import CheckOutput, open_check
-from metalogic.engine.errors import MetalogicError, did_you_mean
-from metalogic.engine.facts import display_path
-from metalogic.engine.options import (
+from metalogic.app.options import (
     agent_filter_option,
     as_checked_engine_option,
     as_checked_mrs_option,
     const_option,
     rules_option,
 )
+from metalogic.engine.check.layout import COMPARE_TABLES
+from metalogic.engine.check.reader import CheckOutput
+from metalogic.engine.check.reuse import open_check
+from metalogic.engine.check.run import wilson
+from metalogic.engine.errors import MetalogicError, did_you_mean
+from metalogic.engine.facts import display_path
 from metalogic.engine.vocab import vocabulary
 
 OUT_FORMATS = {".csv": "csv", ".json": "json", ".md": "markdown"}

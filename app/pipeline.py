@@ -17,6 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import click
+
 from metalogic.app.runconfig import AgentEntry, RunConfig, World
 from metalogic.app.stagefiles import OWNED, foreign, keep_from_aside, listed, restore, set_aside
 from metalogic.app.stagekeys import code_hash, detector_hash, rules_hash, stage_key, tree_hash
@@ -183,8 +185,8 @@ class Runner:
     def check_rules(self) -> None:
         """The check's rule folders, MR selection and parameters, read now: a mistake there is
         reported before any stage runs, not after the agents were asked."""
-        from metalogic.engine.check import resolve_params
-        from metalogic.engine.rules import load_ruleset, select_mrs
+        from metalogic.engine.check.run import resolve_params
+        from metalogic.engine.rules.loader import load_ruleset, select_mrs
 
         check = self.cfg.check
         for d in check.get("rules", []):
@@ -327,7 +329,7 @@ class Runner:
         questions = self.out / "questions"
 
         def act(_old: dict[str, Any]) -> str:
-            from metalogic.engine.generate import generate
+            from metalogic.engine.generate.run import generate
 
             # a failing generate keeps the old questions and every agent's answers; one that succeeds
             # keeps the answers too (the ask stages, whose keys changed, ask again)
@@ -410,7 +412,7 @@ class Runner:
                 self.say(f"retired {f.name}: its agent is no longer in the configuration")
 
     def check(self, gen_key: str, ask_keys: list[str]) -> str:
-        from metalogic.engine.checkout import FORMAT, MANIFEST
+        from metalogic.engine.check.layout import FORMAT, MANIFEST
 
         cfg = self.cfg.check
         rules = rules_hash(list(cfg.get("rules", [])), self.cfg.path.resolve().parent)
@@ -420,8 +422,8 @@ class Runner:
         out = self.out / "check"
 
         def act(_old: dict[str, Any]) -> str:
-            from metalogic.engine.check import run_check
-            from metalogic.engine.checkout import make_request, write_check_output
+            from metalogic.engine.check.run import run_check
+            from metalogic.engine.check.writer import make_request, write_check_output
 
             settings = _const_settings(cfg)
             engine, mrs = cfg.get("engine", "both"), cfg.get("mrs", "all")
@@ -429,6 +431,8 @@ class Runner:
             res = run_check(
                 questions, engine=engine, rules_dirs=self._rules_dirs(), settings=settings, mrs=mrs
             )
+            if res.warnings:
+                click.echo(res.warnings, err=True)
             request = make_request(engine, mrs, settings, self._rules_dirs())
             with set_aside(self.state, "check", [out]):
                 self._mark_folder("check", out)

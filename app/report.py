@@ -1,7 +1,7 @@
 """`metalogic report`: one self-contained HTML page, PNG plots and a terminal summary for a run.
 
 Every number comes from the rule engines, read from what `metalogic check --out` wrote
-(engine/checkout.py, read back by engine/checkread.py): scores, violations, per-MR counts and the
+(engine/check/writer.py, read back by engine/check/reader.py): scores, violations, per-MR counts and the
 facts behind each violation, truthful answers (from the truth rules), the questions, the answers,
 the frames and their tracked boxes. Given a facts folder instead, the report checks it once and
 writes that output first. This module only joins those tables into what a person needs to see a
@@ -24,18 +24,19 @@ from typing import Any
 import click
 
 from metalogic import __version__
-from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
-from metalogic.engine.checkout import canon, query_sc
-from metalogic.engine.checkread import CheckOutput, corrupt, open_check, table_file
-from metalogic.engine.errors import MetalogicError
-from metalogic.engine.facts import display_path
-from metalogic.engine.options import (
+from metalogic.app.options import (
     agent_filter_option,
     as_checked_engine_option,
     as_checked_mrs_option,
     const_option,
     rules_option,
 )
+from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
+from metalogic.engine.check.reader import CheckOutput, corrupt, table_file
+from metalogic.engine.check.reuse import open_check
+from metalogic.engine.check.writer import canon, query_sc
+from metalogic.engine.errors import MetalogicError
+from metalogic.engine.facts import display_path
 from metalogic.engine.paths import frame_place
 from metalogic.engine.results import label, split_args
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
@@ -271,7 +272,7 @@ def build_report(
     mrs: str | None = None,
 ) -> Report:
     """Read the check output that `folder` names (checking a facts folder once first, see
-    checkread.open_check) and gather everything the page, the plots and the summary show."""
+    check.reuse.open_check) and gather everything the page, the plots and the summary show."""
     chk = open_check(folder, engine=engine, rules_dirs=rules_dirs, settings=settings, mrs=mrs)
     for a in agents:
         if a not in chk.agents:

@@ -114,7 +114,7 @@ def _num(x: float | None, digits: int = 2) -> str:
 
 def render_terminal(rep: Report) -> str:
     """The summary for people who stay in the shell."""
-    from metalogic.engine.tables import render_scores
+    from metalogic.engine.check.tables import render_scores
 
     d, meta = rep.data, rep.data["meta"]
     parts = [

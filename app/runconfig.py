@@ -16,6 +16,7 @@ from metalogic.app.configreader import Reader, line_of, shown, strings, table, v
 from metalogic.app.runpaths import detector_problem, out_folder
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.facts import display_path
+from metalogic.engine.session import ENGINE_CHOICES
 
 SCENARIOS = ("household", "tabletop", "drone")
 IMPORTS = ("frames", "video", "eb-nav")
@@ -151,12 +152,12 @@ def load_config(path: str | Path, out_anywhere: bool = False) -> RunConfig:
     _check_generate(r, generate)
     _check_check(r, check)
     r.typed(report, "enabled", bool, "true or false")
-    if check.get("engine", "both") not in ("clingo", "prolog", "both"):
+    if check.get("engine", "both") not in ENGINE_CHOICES:
         r.fail(
             "engine",
             f"unknown engine '{check['engine']}'",
             "clingo, prolog or both",
-            did_you_mean(str(check["engine"]), ["clingo", "prolog", "both"]),
+            did_you_mean(str(check["engine"]), ENGINE_CHOICES),
         )
     if not worlds and not data.get("world"):
         r.fail(
@@ -206,8 +207,8 @@ def _check_extract(r: Reader, extract: dict[str, Any], base: Path) -> None:
 
 
 def _check_generate(r: Reader, generate: dict[str, Any]) -> None:
-    from metalogic.engine.generate import parse_limit, parse_scs
-    from metalogic.engine.generate_combos import check_strategy
+    from metalogic.engine.generate.combos import check_strategy
+    from metalogic.engine.generate.run import parse_limit, parse_scs
 
     scs = generate.get("sc")
     if isinstance(scs, str):

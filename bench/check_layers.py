@@ -57,7 +57,7 @@ def best_of(reps: int, fn: Callable[[], Any]) -> tuple[Any, float]:
 def ground_layer(files: list[Path], program: str, reps: int) -> dict[str, Any]:
     """Ground the rule files on the program (facts and parameters) `reps` times: the best time and
     the ground atoms per predicate."""
-    from metalogic.engine.session import Session
+    from metalogic.engine.session.api import Session
 
     seconds, session = math.inf, None
     for _ in range(reps):
@@ -72,10 +72,10 @@ def ground_layer(files: list[Path], program: str, reps: int) -> dict[str, Any]:
 
 
 def measure(folder: Path, reps: int) -> dict[str, Any]:
-    from metalogic.engine.check import resolve_params
+    from metalogic.engine.check.run import resolve_params
     from metalogic.engine.facts import read_facts
-    from metalogic.engine.rules import RuleSet, load_ruleset
-    from metalogic.engine.session import Session, param_facts
+    from metalogic.engine.rules.loader import RuleSet, load_ruleset
+    from metalogic.engine.session.api import Session, param_facts
 
     rules = load_ruleset()
     params = param_facts(resolve_params(rules, []))
@@ -112,7 +112,7 @@ def measure(folder: Path, reps: int) -> dict[str, Any]:
 
 
 def count_testcases(files: list[Path], program: str) -> int:
-    from metalogic.engine.session import Session
+    from metalogic.engine.session.api import Session
 
     atoms = Session("clingo").load(*files).add(program).atoms()
     return sum(1 for a in atoms if a.name == "testcase" and len(a.arguments) == 3)
@@ -120,7 +120,7 @@ def count_testcases(files: list[Path], program: str) -> int:
 
 def make_folder(workload: str, n: int, root: Path, source: Path | None) -> Path:
     """The run folder of a workload: taken from an earlier check_scale.py --keep, or made now."""
-    from check_scale import AGENTS, SOLO, write_run
+    from scale_facts import AGENTS, SOLO, write_run
 
     folder = (source or root) / f"{workload}_{n}"
     if source is None:

@@ -1,7 +1,7 @@
 """`check --workers 2` on a crowd: a few trajectories answered by many agents, so that a trajectory
 holds more answers than a shard. Compares, in one run and on the same facts, the two ways to shard
 it: whole trajectories only (one worker checks a whole trajectory, however big), and trajectories
-too big for a shard split by agent (engine/shard_plan.py plan_shards; each part repeats the
+too big for a shard split by agent (engine/shards/plan.py plan_shards; each part repeats the
 trajectory's scene and questions). Both must give the same counts.
 
 The crowd is made from a pipeline run (bench/world_runs.py, `--worlds` worlds of synthetic 3-D
@@ -52,8 +52,8 @@ def write_crowd(folder: Path, worlds: int, answers: int) -> dict[str, int]:
 
 
 def measure(folder: Path, split: bool) -> dict[str, Any]:
-    from metalogic.engine import shards
-    from metalogic.engine.check import run_check
+    from metalogic.engine.check.run import run_check
+    from metalogic.engine.shards import run as shards
 
     real = shards.agents_apart
     if not split:

@@ -34,9 +34,9 @@ NOISE_S = 0.05  # an MR that adds less than this to the core at N has no growth 
 
 def ground_seconds(program: str, mr: str, reps: int) -> float:
     """Best of `reps` groundings of the core and one MR on the facts."""
-    from metalogic.engine.check import resolve_params
-    from metalogic.engine.rules import load_ruleset, select_mrs
-    from metalogic.engine.session import Session, param_facts
+    from metalogic.engine.check.run import resolve_params
+    from metalogic.engine.rules.loader import load_ruleset, select_mrs
+    from metalogic.engine.session.api import Session, param_facts
 
     rules = select_mrs(load_ruleset(), mr)
     best = math.inf
@@ -57,9 +57,9 @@ def facts_program(folder: Path) -> str:
 
 
 def main() -> None:
-    from check_scale import SOLO, write_run
+    from scale_facts import SOLO, write_run
 
-    from metalogic.engine.rules import load_ruleset
+    from metalogic.engine.rules.loader import load_ruleset
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--answers", type=int, default=25_000, help="N: the smaller size (the larger is 2N)")

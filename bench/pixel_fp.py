@@ -13,7 +13,7 @@ families, --worlds worlds each:
 - noisy:   pitch from -35..0, each box edge moved by -2..2 pixels (box_slack 3).
 
 The real pipeline runs on them: `metalogic generate FACTS --out RUN --max-per-trajectory all`,
-`metalogic ask RUN --agent oracle` and metalogic.engine.check.run_check (clingo). The table gives,
+`metalogic ask RUN --agent oracle` and metalogic.engine.check.run.run_check (clingo). The table gives,
 per pixel MR (mr5, mr7-mr11, mr16, mr17) and family, the test cases, the oracle's violations and
 their rate; MR5 also split by distance (the nearer of its two answered depths, under 2 m or 2 m and
 more). Test cases are those the check derives (metalogic check's testcase/3), attributed to a family
@@ -296,7 +296,7 @@ def main() -> int:
     ap.add_argument("--json", help="where to write the JSON (default bench/results/pixel_fp[_detector].json)")
     ap.add_argument("--keep", help="keep the facts and run folders under this folder")
     args = ap.parse_args()
-    from metalogic.engine.check import run_check
+    from metalogic.engine.check.run import run_check
 
     rendered = args.detector is not None
     size = args.size or ("320x240" if rendered else "640x480")

@@ -24,14 +24,14 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from check_scale import write_run  # noqa: E402  (the same generated facts)
+from scale_facts import write_run  # noqa: E402  (the same generated facts)
 
 
 def model_symbols(folder: Path) -> list[Any]:
-    from metalogic.engine.backends import wanted
     from metalogic.engine.facts import read_facts
-    from metalogic.engine.rules import load_ruleset
-    from metalogic.engine.session import Session
+    from metalogic.engine.rules.loader import load_ruleset
+    from metalogic.engine.session.api import Session
+    from metalogic.engine.session.runs import wanted
 
     session = Session("clingo").load(*load_ruleset().detail_lp_files)
     session.add(read_facts(folder).program()).show(*wanted(True).items())

@@ -5,7 +5,7 @@ ground two shards at once. This script measures, on the same facts and in one ru
 check them (each in a fresh interpreter, so that no way finds symbols another has made):
 
 - `one`: one Control grounds all the facts (what `metalogic check` does);
-- `threads`: the shards of engine/shard_plan.py plan_shards, one Control each, on N threads of one
+- `threads`: the shards of engine/shards/plan.py plan_shards, one Control each, on N threads of one
   process, merged by logic/core/merge.lp;
 - `threads_warm`: the same threads after one Control has made every symbol of the check once;
 - `processes`: the same shards in N worker processes (`check --workers N`).
@@ -41,13 +41,13 @@ WAYS = ("one", "threads", "threads_warm", "processes")
 
 def measure(folder: Path, way: str, n: int) -> dict[str, Any]:
     """One way to check the facts under `folder` (the score table only), in this process."""
-    from metalogic.engine.backends import run_clingo
-    from metalogic.engine.check import resolve_params
+    from metalogic.engine.check.run import resolve_params
     from metalogic.engine.facts import read_facts
     from metalogic.engine.results import parse_output
-    from metalogic.engine.rules import load_ruleset, select_mrs
-    from metalogic.engine.shard_plan import plan_shards
-    from metalogic.engine.shards import merge_outputs, run_sharded, shard_count
+    from metalogic.engine.rules.loader import load_ruleset, select_mrs
+    from metalogic.engine.session.runs import run_clingo
+    from metalogic.engine.shards.plan import plan_shards
+    from metalogic.engine.shards.run import merge_outputs, run_sharded, shard_count
 
     rules = select_mrs(load_ruleset(), "all")
     params = resolve_params(rules, [])

@@ -6,7 +6,7 @@ Prolog tables entry by entry.
 
 from __future__ import annotations
 
-from metalogic.engine.session import Session
+from metalogic.engine.session.api import Session
 from metalogic.logic import CORE_DIR
 
 CALCULI = ("exact", "band", "star")

@@ -9,9 +9,9 @@ here; neither stage imports the other.
 
 from __future__ import annotations
 
-from metalogic.engine.backends import EngineOutput
 from metalogic.engine.errors import MetalogicError, Problem
 from metalogic.engine.facts import FactSet
+from metalogic.engine.session.runs import EngineOutput
 from metalogic.engine.terms import Fun, Term, parse_term, text
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from metalogic.engine.backends import EngineOutput
+from metalogic.engine.session.runs import EngineOutput
 
 if TYPE_CHECKING:
     import polars as pl
@@ -199,7 +199,7 @@ class Rows:
     )  # (agent, query) -> (cases, viol.)
     case_count: int = 0  # test cases (all of them, whichever agents are kept)
     violation_counts: dict[str, int] = field(default_factory=dict)  # agent -> violation rows
-    # Blame (engine/blame.py): (agent, sc) -> (tested answers, blamed for certain, blamed possibly)
+    # Blame (engine/check/blame.py): (agent, sc) -> (tested answers, blamed for certain, blamed possibly)
     blame: dict[tuple[str, str], tuple[int, int, int]] = field(default_factory=dict)
     blame_rate: dict[tuple[str, str], int] = field(
         default_factory=dict

@@ -1,7 +1,7 @@
 """The facts schema: every predicate a facts file may hold, with typed arguments.
 
 This module is the one place that declares the public facts contract (docs/facts.md is generated
-from it: `metalogic schema --format markdown`). Each argument's type (engine/argtypes.py) checks a
+from it: `metalogic schema --format markdown`). Each argument's type (engine/schema_types.py) checks a
 parsed term and also offers a strict regular expression, so that the reader can accept the common
 well-formed line without building terms; any line the fast path does not accept is parsed fully,
 which either accepts it or explains precisely what is wrong.
@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from metalogic.engine.argtypes import (
+from metalogic.engine.schema_types import (
     AgentType,
     ArgType,
     AtomType,
@@ -332,7 +332,7 @@ for _pred in PREDICATES:
     BY_NAME.setdefault(_pred.name, []).append(_pred)
 
 # The result predicates of `metalogic check` (name -> arity): what both engines derive and report
-# (engine/backends.py asks for these, and the Prolog driver prints them, logic/core/driver.pl).
+# (engine/session/runs.py asks for these, and the Prolog driver prints them, logic/core/driver.pl).
 RESULTS: dict[str, int] = {
     "testcase": 3,
     "violation": 5,
@@ -350,7 +350,7 @@ RESULTS: dict[str, int] = {
     "explain": 3,
     "input_error": 1,
     "rule_error": 1,
-    # What blame starts from (logic/core/conflicts.lp) and what it decides (engine/blame.py).
+    # What blame starts from (logic/core/conflicts.lp) and what it decides (engine/check/blame.py).
     "conflict_set": 4,
     "answer_held": 4,
     "tested_answers": 3,
@@ -358,7 +358,8 @@ RESULTS: dict[str, int] = {
     "blame_count": 5,
     "blame_rate": 3,
 }
-BLAME_RESULTS = {"blamed": 3, "blame_count": 5, "blame_rate": 3}  # made by engine/blame.py, after the check
+# made by engine/check/blame.py, after the check
+BLAME_RESULTS = {"blamed": 3, "blame_count": 5, "blame_rate": 3}
 
 # Predicates that `metalogic check` derives; a facts file giving them is a mistake worth naming:
 # the results, and what the rules derive or are given along the way.

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.session import Session, param_facts
+from metalogic.engine.session.api import Session, param_facts
 from metalogic.logic import LOGIC_DIR
 
 TRUTH_DIR = LOGIC_DIR / "truth"

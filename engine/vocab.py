@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from metalogic.engine.session import Session
+from metalogic.engine.session.api import Session
 
 
 @dataclass(frozen=True)

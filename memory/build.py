@@ -339,7 +339,7 @@ def template_reflector(laws_for: Callable[[str], list[str]]) -> Reflector:
 
 def laws_by_kind() -> Callable[[str], list[str]]:
     """The laws of the MRs that test a query kind's capability (for template lessons)."""
-    from metalogic.engine.rules import load_ruleset
+    from metalogic.engine.rules.loader import load_ruleset
     from metalogic.engine.vocab import vocabulary
 
     mrs = load_ruleset().mrs

@@ -14,7 +14,7 @@ compound terms of them) and reaches the engine through its API:
   foreign interface (pyswip's Functor and putTerm) and passed as the argument of the rules' entry
   predicate.
 
-This module checks the facts; engine/session.py hands them over.
+This module checks the facts; engine/session/api.py hands them over.
 """
 
 from __future__ import annotations

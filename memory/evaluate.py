@@ -66,7 +66,7 @@ def compare(
     """Ask `spec` (AgentSettings `base`) once per memory mode, then check all answers together."""
     from metalogic.agents.registry import REFERENCE, parse_spec
     from metalogic.agents.runner import ask
-    from metalogic.engine.check import run_check
+    from metalogic.engine.check.run import run_check
 
     kind, _ = parse_spec(spec)
     if kind in REFERENCE:

@@ -6,7 +6,7 @@ reads the result lines back; it never recomputes a score. The input facts hold v
 bank, so they reach the engines as data through their APIs (memory/engine_input.py), never as
 program text.
 
-SWI-Prolog runs in the process's one shared engine (metalogic.engine.session), under its lock.
+SWI-Prolog runs in the process's one shared engine (metalogic.engine.session.api), under its lock.
 The memory files are modules of their own, loaded once beside whatever MR rules are loaded
 (resident files of the session), so the MR rule swapping of `metalogic check` never touches them.
 """
@@ -19,14 +19,15 @@ from pathlib import Path
 
 from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.results import split_args
-from metalogic.engine.session import Session
+from metalogic.engine.session import ENGINE_CHOICES
+from metalogic.engine.session.api import Session
 from metalogic.engine.terms import Atom, Fun, ParseError, Term, parse_term
 from metalogic.logic import LOGIC_DIR
 from metalogic.memory.engine_input import input_fact
 
 MEMORY_LOGIC = LOGIC_DIR / "memory"
 PROGRAMS = ("trs", "rank", "reward")
-LOGIC_ENGINES = ("prolog", "clingo", "both")
+LOGIC_ENGINES = ENGINE_CHOICES
 DEFAULT_ENGINE = "prolog"  # in-process and fast for the small programs run at every retrieval
 _NEEDS_TABLES = {"reward"}
 
@@ -154,7 +155,7 @@ class Ranked:
 def param_defaults(name: str) -> dict[str, int]:
     """The parameters of a memory program and their defaults, read as data from its declaration
     file logic/memory/NAME.decl (which both of its rule files include): the one place they are set."""
-    from metalogic.engine.declarations import read_declarations
+    from metalogic.engine.rules.declarations import read_declarations
 
     path = MEMORY_LOGIC / f"{name}.decl"
     decl, problems = read_declarations(path)

@@ -34,8 +34,7 @@ def make_agent(
     """The agent for `spec`, prompted with the memory strategy (reference agents answer directly:
     they have no prompt), and the view it is asked in."""
     from metalogic.agents.model import GenParams
-    from metalogic.agents.options import backend_options
-    from metalogic.agents.registry import REFERENCE, AgentSettings, build_agent, parse_spec
+    from metalogic.agents.registry import REFERENCE, AgentSettings, backend_options, build_agent, parse_spec
 
     kind, _ = parse_spec(spec)
     reference = kind in REFERENCE

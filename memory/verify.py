@@ -67,7 +67,7 @@ def mr_cases(
 ) -> dict[str, tuple[int, int]]:
     """Query id -> (test cases involving the agent's answer, violated), from the rule engine."""
     from metalogic.agents.store import agent_term
-    from metalogic.engine.check import run_check
+    from metalogic.engine.check.run import run_check
     from metalogic.engine.facts import facts_from_text
 
     who = text(agent_term(agent))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from metalogic.engine.session import Session
+from metalogic.engine.session.api import Session
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE, TRUTH, AUDIT = ROOT / "logic" / "core", ROOT / "logic" / "truth", ROOT / "logic" / "audit"

@@ -18,7 +18,7 @@ from metalogic.agents.registry import AgentSettings
 from metalogic.agents.rundir import load_run
 from metalogic.agents.runner import ask_agent
 from metalogic.agents.values import space_for
-from metalogic.engine.check import run_check
+from metalogic.engine.check.run import run_check
 from metalogic.engine.vocab import vocabulary
 
 RATES = (0.0, 0.1, 0.3, 0.6, 1.0)

@@ -8,13 +8,13 @@ import shutil
 from pathlib import Path
 
 from helpers import ROOT, run_cli
-from metalogic.engine.audit_completeness import completeness
-from metalogic.engine.audit_redundancy import non_redundancy
-from metalogic.engine.audit_soundness import soundness
-from metalogic.engine.audit_tightness import tightness
-from metalogic.engine.audit_worlds import FAMILIES
-from metalogic.engine.check import run_check
-from metalogic.engine.rules import load_ruleset
+from metalogic.engine.audit.completeness import completeness
+from metalogic.engine.audit.redundancy import non_redundancy
+from metalogic.engine.audit.soundness import soundness
+from metalogic.engine.audit.tightness import tightness
+from metalogic.engine.audit.worlds import FAMILIES
+from metalogic.engine.check.run import run_check
+from metalogic.engine.rules.loader import load_ruleset
 from metalogic.logic import CORE_DIR
 
 PLANTED = ROOT / "tests" / "data" / "audit"

@@ -1,4 +1,4 @@
-"""Blame (engine/blame.py, logic/core/conflicts.lp, logic/blame/): which answers the violated cases
+"""Blame (engine/check/blame.py, logic/core/conflicts.lp, logic/blame/): which answers the violated cases
 blame, the two engines' diagnoses against each other and against an exhaustive search, and the
 scores made from it."""
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from helpers import EXAMPLES, run_cli
-from metalogic.engine.blame import PARAMS, answer_groups, diagnose, run_blame
-from metalogic.engine.check import run_check
-from metalogic.engine.rules import load_ruleset
-from metalogic.engine.tables import blame_score, scores_frame
+from metalogic.engine.check.blame import PARAMS, answer_groups, diagnose, run_blame
+from metalogic.engine.check.run import run_check
+from metalogic.engine.check.tables import blame_score, scores_frame
+from metalogic.engine.rules.loader import load_ruleset
 from metalogic.logic import BLAME_DIR
 
 DEFAULTS = {name: p.default for name, p in load_ruleset().params.items() if name in PARAMS}
@@ -187,7 +187,7 @@ def test_clingo_diagnoses_in_batches_of_whole_groups_as_prolog_does_group_by_gro
         "answer_held": {f"answer_held(a,{q},sc3b,{h})" for q, h in held.items()},
         "tested_answers": {f"tested_answers(a,sc3b,{len(held)})"},
     }
-    monkeypatch.setattr("metalogic.engine.blame.BATCH_ANSWERS", 3)
+    monkeypatch.setattr("metalogic.engine.check.blame.BATCH_ANSWERS", 3)
     results = {}
     for engine in ("clingo", "prolog"):
         out = {k: set(v) for k, v in lines.items()}
@@ -216,7 +216,7 @@ def test_reducing_large_groups_keeps_the_blame_of_diagnosing_everything_whole(
     }
     reduced = {k: set(v) for k, v in lines.items()}
     run_blame("clingo", reduced, DEFAULTS | {"blame_exact_max": 4})
-    monkeypatch.setattr("metalogic.engine.blame.reduce_sets", lambda *_: set())
+    monkeypatch.setattr("metalogic.engine.check.blame.reduce_sets", lambda *_: set())
     whole = {k: set(v) for k, v in lines.items()}
     run_blame("clingo", whole, DEFAULTS | {"blame_exact_max": 100})
     assert reduced["blamed"] and reduced["blamed"] == whole["blamed"]

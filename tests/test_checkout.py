@@ -1,7 +1,7 @@
 """One-way data: `report` and `compare` read what `check --out` wrote instead of checking again.
 
 The engines really run here (clingo and SWI-Prolog); what is counted is what the public hook
-`metalogic.engine.backends.engine_runs` records, never a stand-in for an engine.
+`metalogic.engine.session.runs.engine_runs` records, never a stand-in for an engine.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from helpers import run_cli
 from metalogic.app.pipeline import run_pipeline
 from metalogic.app.runconfig import load_config
-from metalogic.engine.backends import engine_runs
+from metalogic.engine.session.runs import engine_runs
 
 DATA = Path(__file__).parent / "data" / "report"
 
@@ -237,8 +237,9 @@ def test_a_stale_check_output_or_other_options_are_refused(tmp_path: Path) -> No
 
 def test_the_questions_stage_does_not_import_the_verdict_stage() -> None:
     code = (
-        "import sys, metalogic.engine.generate, metalogic.engine.generate_cli; "
-        "print(sorted(m for m in sys.modules if m in ('metalogic.engine.check', 'metalogic.engine.tables')))"
+        "import sys, metalogic.engine.generate.run, metalogic.app.generate; "
+        "print(sorted(m for m in sys.modules"
+        " if m in ('metalogic.engine.check.run', 'metalogic.engine.check.tables')))"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
@@ -249,7 +250,7 @@ def test_the_memory_verifier_checks_a_batch_in_memory(
 ) -> None:
     import tempfile
 
-    from metalogic.engine.check import run_check
+    from metalogic.engine.check.run import run_check
     from metalogic.engine.terms import Fun, parse_term
     from metalogic.memory.verify import Given, mr_cases
 
@@ -293,7 +294,7 @@ def test_json_tables_are_written_in_batches_with_the_same_text(tmp_path: Path) -
     took gigabytes); the file is the text one json.dumps of all the rows gives."""
     import polars as pl
 
-    from metalogic.engine.tables import _write_json_rows
+    from metalogic.engine.check.tables import _write_json_rows
 
     frames = [
         pl.DataFrame({"agent": pl.Series([], dtype=pl.Utf8)}),
@@ -336,7 +337,7 @@ def test_answers_read_by_the_quick_pattern_are_those_a_parse_gives() -> None:
     them, or not at all."""
     import random
 
-    from metalogic.engine.checkout import _PLAIN_ANSWER, RunIndex, _index_fact, index_fact_texts
+    from metalogic.engine.check.writer import _PLAIN_ANSWER, RunIndex, _index_fact, index_fact_texts
     from metalogic.engine.errors import MetalogicError
     from metalogic.engine.facts import facts_from_text
 

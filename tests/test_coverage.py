@@ -15,7 +15,7 @@ import pytest
 
 from metalogic.app.pipeline import run_pipeline
 from metalogic.app.runconfig import load_config
-from metalogic.engine.check import run_check
+from metalogic.engine.check.run import run_check
 
 SCS = {"sc1a", "sc1b", "sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b"}
 WORLDS = (("household", 8, 11), ("household", 12, 11), ("tabletop", 12, 11), ("drone", 12, 11))

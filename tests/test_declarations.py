@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from metalogic.engine.declarations import DECLARATIONS, read_declarations
-from metalogic.engine.rules import CORE_DECLS, load_ruleset
-from metalogic.engine.session import Session
+from metalogic.engine.rules.declarations import DECLARATIONS, read_declarations
+from metalogic.engine.rules.loader import CORE_DECLS, load_ruleset
+from metalogic.engine.session.api import Session
 from metalogic.engine.terms import quote
 from metalogic.logic import CORE_DIR, LOGIC_DIR, MRS_DIR
 
@@ -94,7 +94,8 @@ def test_result_predicates_have_one_table() -> None:
     names each one as derived, and the Prolog driver prints exactly these."""
     import re
 
-    from metalogic.engine import backends, schema
+    from metalogic.engine import schema
+    from metalogic.engine.session import runs as backends
 
     assert backends.RESULTS is schema.RESULTS
     assert set(schema.RESULTS) <= schema.DERIVED
@@ -108,7 +109,7 @@ def test_result_predicates_have_one_table() -> None:
     ]
     found = [m for p in patterns for m in re.finditer(p, driver)]
     emitted = {(m[1], re.sub(r"\([^()]*\)", "", m[2]).count(",") + 1) for m in found}
-    # Blame's results come from engine/blame.py, which runs the blame programs after the check.
+    # Blame's results come from engine/check/blame.py, which runs the blame programs after the check.
     blame = {(k, a) for k, a in schema.RESULTS.items() if k in schema.BLAME_RESULTS}
     assert emitted == set(schema.RESULTS.items()) - blame
     assert blame == set(schema.BLAME_RESULTS.items())
@@ -126,7 +127,7 @@ def test_capability_names_come_from_tables_facts() -> None:
     assert vocabulary().capabilities == stated
     assert len(stated) == 8 and stated["sc4a"] == "ego-allo direction"
     assert not hasattr(vocab, "CAPABILITY_NAMES")
-    sources = [*(ROOT / "engine").glob("*.py"), *(ROOT / "memory").glob("*.py")]
+    sources = [*(ROOT / "engine").rglob("*.py"), *(ROOT / "memory").glob("*.py")]
     assert [p.name for p in sources if any(n in p.read_text(encoding="utf-8") for n in stated.values())] == []
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from helpers import EXAMPLES, run_cli
-from metalogic.engine.backends import DETAIL_RESULTS, run_engine
 from metalogic.engine.facts import read_facts
-from metalogic.engine.rules import load_ruleset
+from metalogic.engine.rules.loader import load_ruleset
+from metalogic.engine.session.runs import DETAIL_RESULTS, run_engine
 
 
 @pytest.mark.parametrize("engine", ["clingo", "prolog"])

@@ -19,12 +19,12 @@ from typing import TypeVar
 import pytest
 
 from helpers import ROOT, run_cli
-from metalogic.engine import differential
-from metalogic.engine.backends import EngineOutput
-from metalogic.engine.check import resolve_params
-from metalogic.engine.differential import INPUT_CHECKS
+from metalogic.engine.check import differential
+from metalogic.engine.check.differential import INPUT_CHECKS
+from metalogic.engine.check.run import resolve_params
 from metalogic.engine.results import split_args
-from metalogic.engine.rules import RuleSet, load_ruleset
+from metalogic.engine.rules.loader import RuleSet, load_ruleset
+from metalogic.engine.session.runs import EngineOutput
 from metalogic.engine.terms import quote
 from metalogic.engine.vocab import vocabulary
 

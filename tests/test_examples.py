@@ -7,7 +7,7 @@ import re
 import pytest
 
 from helpers import EXAMPLES
-from metalogic.engine.check import run_check
+from metalogic.engine.check.run import run_check
 from metalogic.engine.terms import parse_term, text
 
 EXPECT = re.compile(r"^%\s*expect:\s*(.+?)\s*$")

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from helpers import ROOT, run_cli
-from metalogic.engine.check import run_check
-from metalogic.engine.generate import NEEDS, generate
-from metalogic.engine.rules import load_ruleset
-from metalogic.engine.session import Session
+from metalogic.engine.check.run import run_check
+from metalogic.engine.generate.run import NEEDS, generate
+from metalogic.engine.rules.loader import load_ruleset
+from metalogic.engine.session.api import Session
 from metalogic.engine.terms import Fun, parse_term, text
 from metalogic.extract.synthetic import WorldSpec, make_world, write_worlds
 

@@ -19,7 +19,7 @@ import pytest
 
 from metalogic.app.pipeline import run_pipeline
 from metalogic.app.runconfig import load_config
-from metalogic.engine.check import run_check
+from metalogic.engine.check.run import run_check
 
 WORLDS = "".join(
     f'\n[[world]]\nscenario = "{s}"\nepisodes = 1\nsteps = 10\nseed = 29\n' for s in ("household", "drone")

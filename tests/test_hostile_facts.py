@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
-from metalogic.engine.check import MAX_COPIES, many_copies
+from metalogic.engine.check.run import MAX_COPIES, many_copies
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import MAX_LINE_BYTES, FactSet, read_facts
 from metalogic.engine.terms import MAX_DEPTH, ParseError, parse_term

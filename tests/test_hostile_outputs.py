@@ -15,7 +15,7 @@ import polars as pl
 import pytest
 
 from helpers import run_cli
-from metalogic.engine.checkout import COLUMN_VALUES, COLUMNS
+from metalogic.engine.check.layout import COLUMN_VALUES, COLUMNS
 
 DATA = Path(__file__).parent / "data" / "report"
 
@@ -196,7 +196,7 @@ def test_a_manifest_too_deep_or_too_big_is_one_error(tmp_path: Path, manifest: s
 
 
 def test_every_column_has_its_values_declared() -> None:
-    """A new column needs one line in engine/tables.py VALUES (or engine/checkout.py COLUMN_VALUES):
+    """A new column needs one line in engine/check/tables.py VALUES (or engine/check/writer.py COLUMN_VALUES):
     what it may hold. A column without one would be read back unchecked."""
     for table, columns in COLUMNS.items():
         missing = [c for c in columns if c not in COLUMN_VALUES.get(table, {})]

@@ -168,8 +168,8 @@ def test_a_rule_file_that_is_not_utf8_is_one_clear_error(tmp_path: Path) -> None
 def test_the_code_walk_finds_nothing_undefined_in_the_shipped_twins() -> None:
     """The check that refuses a user's .pl twin, run on every shipped one (and the example MR): no
     false alarm, so a refusal always names a real undefined call."""
-    from metalogic.engine.rules import load_ruleset
-    from metalogic.engine.session import Session
+    from metalogic.engine.rules.loader import load_ruleset
+    from metalogic.engine.session.api import Session
 
     examples = Path(__file__).parent.parent / "examples" / "rules"
     rules = load_ruleset([examples], engine="prolog")

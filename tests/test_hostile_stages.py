@@ -126,7 +126,7 @@ def test_a_failing_generate_keeps_the_questions_and_every_answer(
 ) -> None:
     """A generate stage that writes its new questions and then fails (here: the real generate runs,
     then an error) once left questions/ empty, every agent's answers with it."""
-    import metalogic.engine.generate as gen
+    import metalogic.engine.generate.run as gen
 
     run = done.parent / "run"
     before = snapshot(run / "questions")

@@ -1,10 +1,11 @@
-"""The layout of the sources: only engine/session.py drives the engines directly, and the layers
-(engine, extract, agents, memory, app) import each other in one direction.
+"""The layout of the sources: only engine/session/ drives the engines directly, the layers
+(engine, extract, agents, memory, app) import each other in one direction, and engine/ stays a small
+kernel with subpackages, free of the command line.
 
-Every other module loads rule files, adds facts and reads results through engine.session.Session,
+Every other module loads rule files, adds facts and reads results through engine.session.api.Session,
 so the logger, the error messages and the one embedded SWI-Prolog (and its lock) live in one place.
 engine imports no layer above it, the layers form no cycle, and the click options they share are
-declared once (engine/options.py, agents/options.py).
+declared once (app/options.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from helpers import ROOT
 
 # Modules that may still create a clingo Control or import pyswip, each for a stated reason.
 ALLOWED = {
-    "engine/session.py": "the one place that drives the engines",
+    "engine/session/api.py": "the one place that drives clingo",
+    "engine/session/prolog.py": "the one place that holds the embedded SWI-Prolog",
     "tests/test_rule_shapes.py": "asks the grounder which result atoms it could not decide (is_fact)",
 }
 CONTROL = re.compile(r"\bclingo\.Control\(|(?<![\w.])Control\(")
@@ -44,7 +46,7 @@ def offenders(pattern: re.Pattern[str]) -> list[str]:
 
 def test_the_sources_are_found() -> None:
     names = {p.relative_to(ROOT).as_posix() for p in sources()}
-    assert {"engine/session.py", "engine/vocab.py", "memory/logic.py", "tests/test_layout.py"} <= names
+    assert {"engine/session/api.py", "engine/vocab.py", "memory/logic.py", "tests/test_layout.py"} <= names
 
 
 def test_only_the_session_creates_a_clingo_control() -> None:
@@ -190,7 +192,7 @@ def late():
     from metalogic.memory.retrieve import context_for
     importlib.import_module("metalogic.app.cli")
 COMMANDS = {"x": "metalogic.logic.core:thing"}
-"""A docstring naming metalogic.engine.session in passing is no import."""
+"""A docstring naming metalogic.engine.session.api in passing is no import."""
 '''
     assert imported_layers(src) == {"extract", "agents", "memory", "app", "logic"}
     assert imported_layers('import_module(f"metalogic.memory.{name}")') == {"memory"}
@@ -208,7 +210,7 @@ def test_the_cycle_search_finds_a_cycle_and_only_a_cycle() -> None:
 
 
 # Shared click options: declared once, in the options module of the lowest layer that uses them.
-OPTION_MODULES = {"engine/options.py", "agents/options.py"}
+OPTION_MODULES = {"app/options.py"}
 SHARED_OPTIONS = {
     "--engine",
     "--rules",
@@ -296,3 +298,53 @@ def test_the_engine_choice_has_one_name_in_every_command() -> None:
         "metalogic memory build",
         "metalogic memory query",
     } <= set(engine_opts)
+
+
+# ---- the house: engine/ is a kernel plus subpackages, every module fits on a few screens ----------
+
+ENGINE_TOP_LEVEL_MAX = 20  # modules and subpackages at engine/'s top level
+MODULE_LINES_MAX = 500
+
+
+def test_engine_is_a_small_kernel_with_subpackages() -> None:
+    top = sorted(
+        p.name for p in (ROOT / "engine").iterdir() if p.suffix == ".py" or (p / "__init__.py").is_file()
+    )
+    assert len(top) <= ENGINE_TOP_LEVEL_MAX, top
+    assert {"session", "rules", "check", "generate", "audit", "shards", "facts.py", "schema.py"} <= set(top)
+    strays = [p.relative_to(ROOT).as_posix() for p in (ROOT / "engine").rglob("*") if p.is_dir()]
+    assert [d for d in strays if "__pycache__" not in d and not (ROOT / d / "__init__.py").is_file()] == []
+
+
+def test_the_command_line_lives_in_app_and_the_engine_prints_nothing() -> None:
+    """click is imported in app/ only (one module per command group there); engine/ is a library that
+    returns what it has to say (errors, warnings) and never prints."""
+    wrong = []
+    for layer in LAYERS:
+        for path in sorted((ROOT / layer).rglob("*.py")):
+            rel = path.relative_to(ROOT).as_posix()
+            for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [a.name for a in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module:
+                    names = [node.module]
+                if layer != "app" and any(n == "click" or n.startswith("click.") for n in names):
+                    wrong.append(f"{rel}: imports click")
+                if (
+                    layer == "engine"
+                    and isinstance(node, ast.Call)
+                    and getattr(node.func, "id", "") == "print"
+                ):
+                    wrong.append(f"{rel}:{node.lineno}: print()")
+    assert wrong == []
+
+
+def test_every_module_fits_the_size_limit() -> None:
+    too_long = {
+        p.relative_to(ROOT).as_posix(): n
+        for p in sources()
+        if p.relative_to(ROOT).parts[0] not in {"tests"}
+        and (n := len(p.read_text("utf-8").splitlines())) > MODULE_LINES_MAX
+    }
+    assert too_long == {}

@@ -69,7 +69,7 @@ def scene_facts(traj: str, seed: int) -> str:
 
 def make_run(tmp: Path, trajectories: int, per_trajectory: int = 12, seed: int = 0) -> Path:
     """A run folder of `trajectories` household scenes, with questions from `metalogic generate`."""
-    from metalogic.engine.generate import generate
+    from metalogic.engine.generate.run import generate
 
     facts = tmp / "facts"
     facts.mkdir(parents=True, exist_ok=True)

@@ -21,7 +21,7 @@ import pytest
 
 from helpers import run_cli
 from metalogic.app.report import build_report
-from metalogic.engine.rules import load_ruleset
+from metalogic.engine.rules.loader import load_ruleset
 
 DATA = Path(__file__).parent / "data" / "report"
 CHROMIUM = Path("/usr/bin/chromium")

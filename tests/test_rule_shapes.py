@@ -188,9 +188,10 @@ def test_every_result_is_decided_while_grounding() -> None:
     import clingo
 
     from helpers import EXAMPLES
-    from metalogic.engine.backends import RESULTS
     from metalogic.engine.facts import read_facts
-    from metalogic.engine.rules import SHARED_TABLES, load_ruleset
+    from metalogic.engine.rules.loader import load_ruleset
+    from metalogic.engine.session.runs import RESULTS
+    from metalogic.logic import SHARED_TABLES
 
     ctl = clingo.Control(["--warn=none"])
     ctl.load(str(SHARED_TABLES))
@@ -206,7 +207,7 @@ def test_every_result_is_decided_while_grounding() -> None:
 def test_shipped_files_pass_the_checks_a_users_file_gets() -> None:
     """load_ruleset() alone skips the per-file checks on the shipped MRs (0.14 s of every check);
     they must hold, which the checks run on every file with a user's folder beside them show."""
-    from metalogic.engine.rules import (
+    from metalogic.engine.rules.loader import (
         CORE_NAMES,
         DETAIL,
         HOOKS,

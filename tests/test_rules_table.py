@@ -24,10 +24,11 @@ from pathlib import Path
 
 import pytest
 
-from metalogic.engine.backends import ENGINES, RESULTS, EngineOutput, run_engine
-from metalogic.engine.check import resolve_params
+from metalogic.engine.check.run import resolve_params
 from metalogic.engine.facts import read_facts
-from metalogic.engine.rules import RuleSet, load_ruleset
+from metalogic.engine.rules.loader import RuleSet, load_ruleset
+from metalogic.engine.session import ENGINES
+from metalogic.engine.session.runs import RESULTS, EngineOutput, run_engine
 from metalogic.engine.terms import parse_term, text
 
 TABLES = Path(__file__).resolve().parent / "rules"

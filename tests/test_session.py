@@ -1,4 +1,4 @@
-"""engine.session: one program on either engine, and engine.differential's comparison."""
+"""engine.session: one program on either engine, and engine.check.differential's comparison."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from metalogic.engine.audit_worlds import CHECK_CORE
-from metalogic.engine.backends import EngineOutput
-from metalogic.engine.differential import differences
-from metalogic.engine.entries import included, twin
+from metalogic.engine.audit.worlds import CHECK_CORE
+from metalogic.engine.check.differential import differences
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.generate_combos import ENUMERATE
-from metalogic.engine.rules import CORE_ENTRY, CORE_NAMES
-from metalogic.engine.session import Session
+from metalogic.engine.generate.combos import ENUMERATE
+from metalogic.engine.rules.entries import included, twin
+from metalogic.engine.rules.loader import CORE_ENTRY, CORE_NAMES
+from metalogic.engine.session.api import Session
+from metalogic.engine.session.runs import EngineOutput
 from metalogic.engine.terms import Atom, Fun, Str
 from metalogic.engine.truth import TRUTH_ENTRY
 

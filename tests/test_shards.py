@@ -1,4 +1,4 @@
-"""Sharded checking (engine/shards.py) gives exactly the lines of one unsharded run."""
+"""Sharded checking (engine/shards/run.py) gives exactly the lines of one unsharded run."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import pytest
 from test_differential import make_batch, ruleset
 
 from helpers import EXAMPLES, run_cli
-from metalogic.engine.backends import RESULTS, run_engine
-from metalogic.engine.check import resolve_params
+from metalogic.engine.check.run import resolve_params
 from metalogic.engine.facts import display_path, read_facts
 from metalogic.engine.results import split_args
-from metalogic.engine.rules import load_ruleset
-from metalogic.engine.shard_plan import plan_shards, split_by_trajectory
-from metalogic.engine.shards import cross_trajectory_cases, run_sharded
+from metalogic.engine.rules.loader import load_ruleset
+from metalogic.engine.session.runs import RESULTS, run_engine
+from metalogic.engine.shards.plan import plan_shards, split_by_trajectory
+from metalogic.engine.shards.run import cross_trajectory_cases, run_sharded
 
 
 def facts_of(lines: list[str]) -> list[str]:
@@ -56,7 +56,7 @@ def test_random_worlds_sharded_equal_unsharded() -> None:
 def test_every_shard_checked_by_its_own_fresh_worker_equal_unsharded(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every shard gets a fresh worker process (clingo never frees a symbol): many small shards,
     two at a time, give the lines of one run, in either engine."""
-    from metalogic.engine import shards
+    from metalogic.engine.shards import run as shards
 
     worlds, settings = make_batch(78)
     facts = facts_of([x for w in worlds for x in w])
@@ -227,7 +227,7 @@ violates(Ag, peek(Q1), differs) :- testcase(peek(Q1), across, _), pair_query(Q1,
 def test_the_trajectory_probe_runs_on_the_engine_that_checks(tmp_path: Path) -> None:
     """Only the Prolog twin makes cases across trajectories: `--engine prolog --workers` is refused
     (the error names the .pl and the line that changes), clingo with --workers checks as usual."""
-    from metalogic.engine.shards import trajectory_dependence
+    from metalogic.engine.shards.run import trajectory_dependence
 
     folder = across_rules(tmp_path)
     (folder / "across.lp").write_text(ACROSS_LP_ONE)
@@ -251,7 +251,7 @@ def test_the_trajectory_probe_sees_a_violation_that_reads_another_trajectory(tmp
     """An MR whose cases name queries of one trajectory but whose violations read another's answers
     passes the probe of what the cases read (one_trajectory.lp), and not the probe of what the
     engine derives: sharded, its violations would depend on which trajectories share a shard."""
-    from metalogic.engine.shards import trajectory_dependence
+    from metalogic.engine.shards.run import trajectory_dependence
 
     folder = across_rules(tmp_path)
     (folder / "across.lp").write_text(PEEK_LP)
@@ -272,7 +272,7 @@ def test_the_trajectory_probe_sees_a_violation_that_reads_another_trajectory(tmp
 
 def test_a_workers_error_reaches_the_caller_whole() -> None:
     """An error raised inside a worker process is raised again by the caller, with its message."""
-    from metalogic.engine import shards
+    from metalogic.engine.shards import run as shards
 
     with pytest.raises(ValueError, match="no-such-engine"):
         shards._check_in_worker(0, "no-such-engine", [], "all", ["agent_of(a)"], {}, False)
@@ -281,7 +281,7 @@ def test_a_workers_error_reaches_the_caller_whole() -> None:
 
 
 def test_a_failed_shard_stops_the_shards_not_yet_started(monkeypatch: pytest.MonkeyPatch) -> None:
-    from metalogic.engine import shards
+    from metalogic.engine.shards import run as shards
 
     started: list[int | None] = []
     real_start = shards.start_worker
@@ -305,7 +305,7 @@ class _NoPickle(Exception):
 
 
 def test_an_error_that_does_not_pickle_comes_back_as_text() -> None:
-    from metalogic.engine import shards
+    from metalogic.engine.shards import run as shards
 
     try:
         raise _NoPickle(1, 2)
@@ -320,7 +320,7 @@ def test_files_read_in_parallel_give_the_facts_and_problems_of_one_reader(
     """`check --workers` reads the files in worker processes: the same facts in the same order, and
     the same first problems over all files (located by the paths the user gave), then a count."""
     from metalogic.engine.errors import MetalogicError
-    from metalogic.engine.shards import read_facts_in_parallel
+    from metalogic.engine.shards.run import read_facts_in_parallel
 
     monkeypatch.chdir(tmp_path)
     good = tmp_path / "good"
@@ -351,8 +351,8 @@ def test_a_worker_killed_without_a_result_gives_one_clear_error(monkeypatch: pyt
     stops with an error that names the shard and how the process ended, instead of waiting forever."""
     import signal
 
-    from metalogic.engine import shards
     from metalogic.engine.errors import MetalogicError
+    from metalogic.engine.shards import run as shards
 
     real_start = shards.start_worker
     killed: list[int] = []
@@ -382,7 +382,7 @@ def test_a_trajectory_bigger_than_a_shard_is_split_by_agent_equal_unsharded(
 ) -> None:
     """A trajectory too big for one shard is checked in parts, each with its scene and queries and
     some agents' answers: the lines are those of one run (its cases counted once, not per part)."""
-    from metalogic.engine import shards
+    from metalogic.engine.shards import run as shards
 
     worlds, settings = make_batch(80)
     facts = facts_of([x for w in worlds[:8] for x in w])
@@ -444,7 +444,7 @@ def assert_sharded_as_one(
 ) -> None:
     """The crowd MR's verdicts with --workers are those of one run (split by agent, an agent alone
     in its part would disagree with nobody), and one run has crowd violations to lose."""
-    from metalogic.engine import shards
+    from metalogic.engine.shards import run as shards
 
     one = run_engine(engine, load_ruleset([folder]), "".join(f"{f}.\n" for f in facts), {})
     assert any(x.startswith("violation(crowd") and ",crowd," in x for x in one.lines["violation"])
@@ -459,7 +459,7 @@ def test_rules_that_compare_agents_keep_a_big_trajectory_whole(
 ) -> None:
     """A user's MR that reads other agents' answers would change if agents were checked apart: the
     probe finds it, and a trajectory bigger than a shard is then not split by agent."""
-    from metalogic.engine import shards
+    from metalogic.engine.shards import run as shards
 
     assert shards.agent_dependence(load_ruleset()) is None  # the shipped MRs: agents apart
     folder = crowd_rules(tmp_path)
@@ -488,7 +488,7 @@ def test_the_agent_probe_runs_on_the_engine_that_checks(
     """Whether a big trajectory may be split by agent is decided on the engine that checks it: here
     only the Prolog twin compares agents, so `--engine prolog --workers` keeps the trajectory whole
     and gives one Prolog run's verdicts (a probe on clingo alone would have split it)."""
-    from metalogic.engine import shards
+    from metalogic.engine.shards import run as shards
 
     folder = crowd_rules(tmp_path, ALONE_LP)
     rules = load_ruleset([folder])

@@ -22,7 +22,7 @@ PIXEL_MRS = {"mr5", "mr7", "mr8", "mr9", "mr10", "mr11", "mr16"}
 
 @pytest.fixture(scope="module")
 def checked(tmp_path_factory: pytest.TempPathFactory):
-    from metalogic.engine.check import run_check
+    from metalogic.engine.check.run import run_check
 
     root = tmp_path_factory.mktemp("steep")
     worlds = [make_world(f"{fam}_{s[2]}", s, spec) for fam, (spec, seeds) in FAMILIES.items() for s in seeds]

@@ -12,7 +12,7 @@ from test_differential import make_batch
 
 from helpers import EXAMPLES
 from metalogic.engine import facts as facts_mod
-from metalogic.engine.check import run_check
+from metalogic.engine.check.run import run_check
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import read_facts
 

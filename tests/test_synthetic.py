@@ -169,7 +169,7 @@ def test_generate_asks_and_the_oracle_answers_from_the_truth(run_dir: Path) -> N
 
 
 def test_oracle_breaks_no_logic_mr(run_dir: Path) -> None:
-    from metalogic.engine.check import run_check
+    from metalogic.engine.check.run import run_check
 
     res = run_check(str(run_dir / "run"))
     mrs = {mr for _, mr, _ in res.rows.testcases}

@@ -1,9 +1,9 @@
-% Blame on SWI-Prolog: the twin of diagnose.lp, weights.lp and rates.lp. engine/blame.py hands both
+% Blame on SWI-Prolog: the twin of diagnose.lp, weights.lp and rates.lp. engine/check/blame.py hands both
 % engines the same input lines; here they are read as data (read_term, never called) and the
 % result lines are printed as clingo prints them (the driver's ml_emit/2).
 %
 % clingo optimises over all answers at once; here each group of linked answers (part/3, the groups
-% engine/blame.py finds) is searched on its own by branch and bound, which gives the same optimum
+% engine/check/blame.py finds) is searched on its own by branch and bound, which gives the same optimum
 % because groups share no conflict set. Certain: no diagnosis without the answer is as cheap as the
 % optimum; possible: some diagnosis with it is.
 :- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2, ml_blame_reduce/2]).

@@ -1,0 +1,314 @@
+"""Blame: which of an agent's answers the violated test cases blame, decided by the rules.
+
+The check's engine derives, for each violated case, the sets of answers that cannot all be right
+(logic/core/conflicts.lp); a diagnosis retracts answers until every set is met, and the optimal
+diagnoses retract the answers with the least evidence of being right (logic/blame/). The answers
+every optimal diagnosis retracts are blamed for certain, those some retracts possibly. Blame and
+each capability's share of wrong answers are estimated in turn (the share weighs the evidence of
+the next round) until the shares settle, at most blame_rounds rounds.
+
+This module only moves lines: it splits the answers into groups linked by conflict sets (groups
+larger than blame_exact_max are not optimised, see diagnose.lp), hands both engines the same input
+lines (clingo in batches of whole groups) and turns their answers into blamed/3 and blame_count/5
+result lines. Each line is read once: the rows keep their fields and, for clingo, their symbols.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import clingo
+
+from metalogic.engine.session.api import LOCK, OPTIMUM, PrologEngine, Session
+from metalogic.logic import BLAME_DIR
+
+PARAMS = (
+    "blame_prior_permille",
+    "blame_prior_weight",
+    "blame_held_weight",
+    "blame_rounds",
+    "blame_exact_max",
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One input line and the fields blame moves it by: the agent, the answer (query) and, for a
+    conflict_set/4 line, its set (the case and kind as printed)."""
+
+    line: str
+    agent: str
+    query: str
+    key: str
+
+
+def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]) -> None:
+    """Add the blamed/3, blame_count/5 and blame_rate/3 lines of one engine's check output to it.
+
+    Each agent's blame depends only on its own answers and shares, so an agent whose shares did not
+    change in a round keeps its blame and is not diagnosed again (the same result as a new round)."""
+    data = _Data(engine, lines)
+    param_lines = [f"param({k},{params[k]})" for k in PARAMS]
+    rates = {(row.agent, row.query): params["blame_prior_permille"] for row in data.tested}
+    blamed: dict[str, set[str]] = {}
+    counts: dict[str, set[str]] = {}
+    active = sorted({ag for ag, _ in rates} | set(data.conflicts))
+    for _ in range(max(1, params["blame_rounds"])):
+        shared = [
+            *param_lines,
+            *(f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items()) if ag in active),
+        ]
+        found = blame_round(data, active, shared, params["blame_exact_max"])
+        new_counts, new_rates = estimate(data, active, [*param_lines, *found])
+        blamed.update(_by_agent(active, found, 3))
+        counts.update(_by_agent(active, new_counts, 5))
+        active = sorted({ag for (ag, sc), p in new_rates.items() if rates.get((ag, sc)) != p})
+        rates.update(new_rates)
+        if not active:
+            break
+    lines["blamed"] = set().union(*blamed.values())
+    lines["blame_count"] = set().union(*counts.values())
+    lines["blame_rate"] = {f"blame_rate({ag},{sc},{p})" for (ag, sc), p in rates.items()}
+
+
+class _Data:
+    """The check output's blame input, read once: conflict_set/4 and answer_held/4 rows by agent,
+    tested_answers/3 rows (agent, capability in `query`) and, for clingo, each line's symbol."""
+
+    def __init__(self, engine: str, lines: dict[str, set[str]]) -> None:
+        self.engine = engine
+        self.conflicts: dict[str, list[Row]] = {}
+        self.held: dict[str, list[Row]] = {}
+        for line in sorted(lines["conflict_set"]):
+            row = _conflict_row(line)
+            self.conflicts.setdefault(row.agent, []).append(row)
+        for line in sorted(lines["answer_held"]):
+            row = _held_row(line)
+            self.held.setdefault(row.agent, []).append(row)
+        self.tested = [_held_row(line, 3) for line in sorted(lines["tested_answers"])]
+        self.groups = _row_groups([r for rows in self.conflicts.values() for r in rows])  # before reduce
+        self.symbol: dict[str, clingo.Symbol] = {}
+        if engine == "clingo":
+            for rows in (*self.conflicts.values(), *self.held.values()):
+                self.symbol.update((r.line, clingo.parse_term(r.line)) for r in rows)
+
+
+def blame_round(data: _Data, agents: list[str], shared: list[str], exact_max: int) -> set[str]:
+    """blamed/3 lines of the agents for one round of shares (rate/3 lines in `shared`).
+
+    Groups of at most exact_max answers are diagnosed whole: the answers reduce.lp would take out
+    of them are in no optimal diagnosis, so the blame is the same. Larger groups are reduced first,
+    which splits those that hub answers with much evidence for them join."""
+    members = [r for ag in agents for r in data.conflicts.get(ag, [])]
+    held = [r for ag in agents for r in data.held.get(ag, [])]
+    large = {(ag, q) for ag, qs in data.groups if ag in agents and len(qs) > exact_max for q in qs}
+    to_reduce = [r for r in members if (r.agent, r.query) in large]
+    out = reduce_sets(data, to_reduce, [r for r in held if (r.agent, r.query) in large], shared)
+    kept = [r for r in members if (r.agent, r.query) not in out]
+    small = [(ag, qs) for ag, qs in data.groups if ag in agents and len(qs) <= exact_max]
+    groups = sorted([*small, *_row_groups([r for r in kept if (r.agent, r.query) in large])])
+    big, parts = _groups(groups, exact_max)
+    if data.engine == "clingo":
+        return diagnose_in_batches(data, groups, kept, held, big, shared)
+    given = [*(r.line for r in kept), *(r.line for r in held), *big, *shared]
+    return diagnose(data.engine, given, parts)
+
+
+def reduce_sets(data: _Data, members: list[Row], held: list[Row], shared: list[str]) -> set[tuple[str, str]]:
+    """The (agent, answer) pairs no optimal diagnosis retracts (reduce.lp). One pass finds them
+    all: taking an answer out of its sets only raises what the others of those sets cost, so no
+    answer the pass kept becomes one of them."""
+    if data.engine == "clingo":
+        session = Session("clingo", tables=False).load(BLAME_DIR / "reduce.lp")
+        _add_rows(session, data, members, held).add_lines(shared)
+        found = {str(s) for s in session.symbols()}
+    else:
+        found = _prolog(
+            "ml_blame:ml_blame_reduce", [*(r.line for r in members), *(r.line for r in held), *shared]
+        )
+    return {(f[0], f[1]) for f in (_fields(line, 2) for line in found)}
+
+
+def _add_rows(session: Session, data: _Data, conflicts: Iterable[Row], held: Iterable[Row]) -> Session:
+    session.add_rows("conflict_set", 4, [data.symbol[r.line] for r in conflicts])
+    return session.add_rows("answer_held", 4, [data.symbol[r.line] for r in held])
+
+
+def _groups(groups: list[tuple[str, list[str]]], limit: int) -> tuple[list[str], list[str]]:
+    """big/2 lines for the answers of groups above `limit`, part/3 lines for the others."""
+    big = [f"big({ag},{q})" for ag, qs in groups for q in qs if len(qs) > limit]
+    parts = [f"part({ag},{i},{q})" for i, (ag, qs) in enumerate(groups) if len(qs) <= limit for q in qs]
+    return big, parts
+
+
+def answer_groups(conflicts: Iterable[str]) -> list[tuple[str, list[str]]]:
+    """Each agent's suspect answers in groups linked by shared conflict sets (agent, answers), in a
+    fixed order."""
+    return _row_groups([_conflict_row(line) for line in conflicts])
+
+
+def _row_groups(rows: list[Row]) -> list[tuple[str, list[str]]]:
+    sets: dict[tuple[str, str], list[str]] = {}
+    for r in rows:
+        sets.setdefault((r.agent, r.key), []).append(r.query)
+    parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def root(x: tuple[str, str]) -> tuple[str, str]:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for (ag, _), qs in sets.items():
+        for q in qs:
+            parent.setdefault((ag, q), (ag, q))
+        first = root((ag, qs[0]))
+        for q in qs[1:]:
+            other = root((ag, q))
+            if other != first:
+                parent[other] = first
+    members: dict[tuple[str, str], list[str]] = {}
+    for x in parent:
+        members.setdefault(root(x), []).append(x[1])
+    return sorted((ag, sorted(qs)) for (ag, _), qs in members.items())
+
+
+BATCH_ANSWERS = 500  # answers per clingo diagnosis: groups are independent, so batches give the
+# same consequences; one program for all makes clingo enumerate a model per blamed answer, each as
+# large as the whole program (quadratic: 190 s a round at 100k answers)
+
+
+def diagnose_in_batches(
+    data: _Data,
+    groups: list[tuple[str, list[str]]],
+    kept: list[Row],
+    held: list[Row],
+    big: list[str],
+    shared: list[str],
+) -> set[str]:
+    """diagnose() on clingo, whole groups at a time (about BATCH_ANSWERS answers a batch): the
+    conflict set rows `kept`, and the answer_held/4 rows and big/2 lines of each batch's answers."""
+    batch_of: dict[tuple[str, str], int] = {}
+    size, batch = 0, 0
+    for ag, qs in groups:
+        if size >= BATCH_ANSWERS:
+            batch, size = batch + 1, 0
+        batch_of.update(((ag, q), batch) for q in qs)
+        size += len(qs)
+    rows: dict[int, tuple[list[Row], list[Row], list[str]]] = {
+        b: ([], [], []) for b in set(batch_of.values())
+    }
+    for r in kept:
+        rows[batch_of[(r.agent, r.query)]][0].append(r)
+    for r in held:
+        found = batch_of.get((r.agent, r.query))
+        if found is not None:
+            rows[found][1].append(r)
+    for line in big:
+        ag, q = _fields(line, 2)
+        rows[batch_of[(ag, q)]][2].append(line)
+    out: set[str] = set()
+    for conflicts, batch_held, batch_big in rows.values():
+        session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp")
+        _add_rows(session, data, conflicts, batch_held).add_lines([*batch_big, *shared])
+        out |= _clingo_blamed(session)
+    return out
+
+
+def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:
+    """blamed(Ag, Q, certain | possible) lines from one round of diagnosis."""
+    if engine == "clingo":
+        session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp")
+        return _clingo_blamed(session.add_lines(given))
+    out: set[str] = set()
+    for line in _prolog("ml_blame:ml_blame_diagnose", [*given, *parts]):
+        ag, q, kind = (str(a) for a in clingo.parse_term(line).arguments)
+        out.add(f"blamed({ag},{q},{kind})")
+    return out
+
+
+def _clingo_blamed(session: Session) -> set[str]:
+    session.show(("blame", 2), ("big_blamed", 3))
+    certain = {str(s) for s in session.consequences("cautious")}
+    out: set[str] = set()
+    for sym in session.consequences("brave"):
+        ag, q = (str(a) for a in sym.arguments[:2])
+        if sym.name == "big_blamed":
+            out.add(f"blamed({ag},{q},{sym.arguments[2]})")
+        else:
+            out.add(f"blamed({ag},{q},{'certain' if str(sym) in certain else 'possible'})")
+    return out
+
+
+def estimate(data: _Data, agents: list[str], given: list[str]) -> tuple[set[str], dict[tuple[str, str], int]]:
+    """blame_count/5 lines and each (agent, capability)'s share of wrong answers in thousandths,
+    for the agents' tested answers and the blamed/3 lines in `given` (with the answer_held/4 rows
+    of those answers, which say their capability)."""
+    wanted = set(agents)
+    tested = [r.line for r in data.tested if r.agent in wanted]
+    blamed = {(f[0], f[1]) for f in (_fields(line, 3) for line in given if line.startswith("blamed("))}
+    held = [r for ag in agents for r in data.held.get(ag, []) if (r.agent, r.query) in blamed]
+    if data.engine == "clingo":
+        session = Session("clingo", tables=False).load(BLAME_DIR / "rates.lp")
+        _add_rows(session, data, [], held).add_lines([*tested, *given])
+        found = {str(s) for s in session.symbols()}
+    else:
+        found = _prolog("ml_blame:ml_blame_estimate", [*tested, *(r.line for r in held), *given])
+    counts = {line for line in found if line.startswith("blame_count(")}
+    rates = {}
+    for line in found - counts:
+        ag, sc, p = _fields(line, 3)
+        rates[(ag, sc)] = int(p)
+    return counts, rates
+
+
+def _by_agent(agents: list[str], lines: set[str], arity: int) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {ag: set() for ag in agents}
+    for line in lines:
+        out[_fields(line, arity)[0]].add(line)
+    return out
+
+
+def _prolog(goal: str, given: list[str]) -> set[str]:
+    with LOCK:
+        engine = PrologEngine()
+        engine.load_resident(BLAME_DIR / "blame.pl")
+        return engine.run_lines(goal, given)
+
+
+# ---- fields of a line -----------------------------------------------------------------------------
+# Lines are as clingo prints them. Most arguments are plain names, numbers or strings without commas
+# or escapes, split off at a comma; any other line is read by clingo's term parser.
+
+_PLAIN = re.compile(r"[a-z_][A-Za-z0-9_']*|-?[0-9]+|\"[^\"\\,]*\"")
+
+
+def _fields(line: str, arity: int) -> list[str]:
+    """The printed arguments of a result line name(A1, ..., An)."""
+    _, _, body = line.partition("(")
+    parts = body[:-1].split(",")
+    if len(parts) == arity and all(_PLAIN.fullmatch(p) for p in parts):
+        return parts
+    return [str(a) for a in clingo.parse_term(line).arguments]
+
+
+def _conflict_row(line: str) -> Row:
+    """conflict_set(Agent, Case, Kind, Query) -> Row (the set's key: "Case,Kind" as printed): the
+    case may be any term, so the agent is split off at the first comma and the kind and query at
+    the last two."""
+    ag, _, rest = line[13:-1].partition(",")
+    head, _, q = rest.rpartition(",")
+    kind = head.rpartition(",")[2]
+    if all(_PLAIN.fullmatch(f) for f in (ag, kind, q)) and line.startswith("conflict_set("):
+        return Row(line, ag, q, head)
+    ag, case, kind, q = (str(a) for a in clingo.parse_term(line).arguments)
+    return Row(line, ag, q, f"{case},{kind}")
+
+
+def _held_row(line: str, arity: int = 4) -> Row:
+    """answer_held(Agent, Query, SC, N) (or tested_answers(Agent, SC, N), arity 3) -> Row of its
+    first two arguments."""
+    f = _fields(line, arity)
+    return Row(line, f[0], f[1], "")

@@ -1,0 +1,1 @@
+"""A large facts set checked in shards: plan (which queries go together) and run (the workers)."""
