@@ -25,7 +25,8 @@ from metalogic import __version__
 from metalogic.agents.base import Agent, Answer, Question
 from metalogic.agents.registry import AgentSettings, build_agent
 from metalogic.agents.rundir import RunDir, load_run
-from metalogic.agents.store import AnswerStore, atomic_write
+from metalogic.agents.store import AnswerStore
+from metalogic.engine.files import write_text_whole
 
 FLUSH_EVERY_S = 0.5  # journal free answers at least this often
 SNAPSHOT_EVERY_S = 2.0  # rewrite the facts file at most this often while running
@@ -280,7 +281,7 @@ def write_manifest(
         "failures": result.failures[:20],
         "files": {"facts": store.lp.name, "journal": store.journal.name},
     }
-    atomic_write(store.manifest, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
+    write_text_whole(store.manifest, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", durable=True)
 
 
 def _model_stats(agent: Agent) -> dict[str, int]:

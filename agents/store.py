@@ -23,6 +23,7 @@ from typing import IO, Any
 from metalogic.agents.base import Answer, Question
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
+from metalogic.engine.files import write_text_whole
 from metalogic.engine.terms import RESERVED_ATOMS, Atom, ParseError, Str, Term, parse_term, quote, text
 
 MAX_RAW = 4000  # characters of a raw reply kept in the facts file (the journal keeps all of it)
@@ -67,15 +68,6 @@ def slug(name: str) -> str:
 
         s = s[:60] + "-" + hashlib.sha256(name.encode()).hexdigest()[:12]
     return s
-
-
-def atomic_write(path: Path, data: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        fh.write(data)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
 
 
 class AnswerStore:
@@ -248,7 +240,7 @@ class AnswerStore:
             out.append(f"answer({who}, {key}, {rec['value']}).\n")
             if rec["value"] == "invalid":
                 out.append(f"raw_reply({who}, {key}, {quote(clean_raw(rec['raw']))}).\n")
-        atomic_write(self.lp, "".join(out))
+        write_text_whole(self.lp, "".join(out), durable=True)
         return True
 
     def answered(self, retry_invalid: bool = False) -> set[str]:

@@ -320,7 +320,7 @@ def out_format(path: str) -> str:
 
 
 def write_outputs(cmp: Comparison, outs: Sequence[str]) -> list[Path]:
-    from metalogic.app.report import write_atomic
+    from metalogic.engine.files import write_bytes_whole
 
     render = {"csv": render_csv, "json": render_json, "markdown": render_markdown}
     texts = {Path(p): render[out_format(p)](cmp) for p in outs}  # every name checked before writing
@@ -333,7 +333,7 @@ def write_outputs(cmp: Comparison, outs: Sequence[str]) -> list[Path]:
             )
     for path, body in texts.items():
         try:
-            write_atomic(path, body.encode("utf-8"))
+            write_bytes_whole(path, body.encode("utf-8"))
         except OSError as exc:  # /proc/x.csv, a read-only folder, a folder named like the file
             raise MetalogicError.single(
                 f"cannot write {path}: {exc.strerror or exc}",

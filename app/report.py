@@ -10,9 +10,7 @@ violation, and lays them out; it never runs the MRs itself.
 
 from __future__ import annotations
 
-import os
 import shlex
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,6 +35,7 @@ from metalogic.engine.check.reuse import open_check
 from metalogic.engine.check.writer import canon, query_sc
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
+from metalogic.engine.files import write_bytes_whole
 from metalogic.engine.paths import frame_place
 from metalogic.engine.results import label, split_args
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
@@ -389,7 +388,7 @@ def write_report(rep: Report, html: Path, plots: bool = True) -> list[Path]:
     try:
         html.parent.mkdir(parents=True, exist_ok=True)
         for path, blob in files.items():
-            write_atomic(path, blob)
+            write_bytes_whole(path, blob)
     except OSError as exc:
         raise MetalogicError.single(
             f"cannot write the report to {html}: {exc.strerror}",
@@ -397,26 +396,6 @@ def write_report(rep: Report, html: Path, plots: bool = True) -> list[Path]:
             fix="choose another --out",
         ) from None
     return list(files)
-
-
-def write_atomic(path: Path, blob: bytes) -> None:
-    """Write a temporary file beside `path`, then rename it into place (readable like any file
-    the user creates: a report is meant to be shared)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(blob)
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 @click.command("report")

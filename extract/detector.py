@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 from metalogic.engine.errors import MetalogicError
+from metalogic.engine.files import write_text_whole
 from metalogic.extract.boxes import match_frame
 from metalogic.extract.evaluate import Score
 from metalogic.extract.importers import read_image
 from metalogic.extract.simulate import simulate_episode
 from metalogic.extract.tracking import DETECTORS, WEIGHTS_DIR, Tracker, load_model, resolve_detector
-from metalogic.extract.trajectory import Trajectory, load_trajectory, write_text_atomic
+from metalogic.extract.trajectory import Trajectory, load_trajectory
 from metalogic.extract.world import CLASSES, CameraSpec
 
 MODEL_YAML = Path(__file__).resolve().parent / "metalogic-yolo.yaml"
@@ -192,14 +193,14 @@ def train_detector(cfg: TrainConfig, *, install: bool = False) -> str:
         earlier = Path(cfg.init).resolve().parent.parent.parent / "provenance.json"
         if earlier.is_file():
             prov["init_provenance"] = json.loads(earlier.read_text())
-    write_text_atomic(cfg.out / "provenance.json", json.dumps(prov, indent=1) + "\n")
+    write_text_whole(cfg.out / "provenance.json", json.dumps(prov, indent=1) + "\n")
     if install:
         dest = DETECTORS["metalogic-yolo"]
         WEIGHTS_DIR.mkdir(parents=True, exist_ok=True)
         tmp = dest.with_suffix(".pt.tmp")
         shutil.copyfile(weights, tmp)
         tmp.replace(dest)
-        write_text_atomic(dest.with_suffix(".json"), json.dumps(prov, indent=1) + "\n")
+        write_text_whole(dest.with_suffix(".json"), json.dumps(prov, indent=1) + "\n")
         report += f"\ninstalled {dest}"
     return f"trained in {minutes:.1f} min: {weights}\n{report}"
 
@@ -238,7 +239,7 @@ def evaluate_detector(
         "total": total.as_json(),
         "worlds": {w: s.as_json() for w, s in per_world.items()},
     }
-    write_text_atomic(out / "detector_eval.json", json.dumps(result, indent=1) + "\n")
+    write_text_whole(out / "detector_eval.json", json.dumps(result, indent=1) + "\n")
     lines = [
         f"held-out seeds {seeds[0]}..{seeds[-1]}, conf {conf}: "
         f"precision {total.precision:.3f}, recall {total.recall:.3f}, mean IoU {total.mean_iou:.3f} "

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from metalogic.engine.errors import MetalogicError
+from metalogic.engine.files import write_text_whole
 from metalogic.extract.boxes import Detection
 from metalogic.extract.evaluate import Score, score_trajectory
 from metalogic.extract.scene_facts import MIN_TRACK_STATES, scene_facts
@@ -26,7 +27,7 @@ from metalogic.extract.tracking import (
     resolve_detector,
     resolve_tracker,
 )
-from metalogic.extract.trajectory import find_trajectories, load_trajectory, write_text_atomic
+from metalogic.extract.trajectory import find_trajectories, load_trajectory
 
 MANIFEST = "extract.json"
 
@@ -100,7 +101,7 @@ def run_extract(
             else:
                 dets = trk.track(t, sts, bar.update)
             path = out_dir / f"{t.id}.lp"
-            write_text_atomic(
+            write_text_whole(
                 path,
                 scene_facts(
                     t, sts, dets, out_dir, detector=str(detector), min_states=min_states, box_slack=slack
@@ -112,7 +113,7 @@ def run_extract(
                 result.scores.append((t.id, score_trajectory(sts, dets)))
     finally:
         bar.close()
-    write_text_atomic(
+    write_text_whole(
         out_dir / MANIFEST,
         json.dumps(manifest(traj_dir, detector, conf, tracker, imgsz, result), indent=1) + "\n",
     )

@@ -1,9 +1,6 @@
-"""The three worlds: household navigation, tabletop manipulation and a drone.
-
-Each scenario lays out a world from its random generator, says where the agent starts, which
-object it is after, which actions it has, which poses are allowed, which actions bring it closer
-to its goal, and where the camera is for a given agent pose.
-"""
+"""The three worlds (household navigation, tabletop manipulation, a drone). Each lays out a world
+from its random generator and says where the agent starts, what it is after, its actions, the poses
+allowed, which actions bring it closer to its goal, and where the camera is for an agent pose."""
 
 from __future__ import annotations
 

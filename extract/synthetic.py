@@ -19,11 +19,9 @@ Conventions (those of docs/trajectories.md and logic/truth/frames.lp):
   X2 = floor(xmax + 1/2) - 1 (likewise Y), clamped to the image. It is drawn only when all 8
   corners lie in front of the camera, and dropped when under 4 pixels or outside the image. With
   noise n, each edge then moves by an integer from -n..n, and box_slack is n + 1 (else 1: the
-  rounding). `truncated`: cut by the border, or within its margin (metalogic.extract.boxes.
-  border_margin, the one margin `metalogic extract` uses too); `occluded`: another object's
-  silhouette (clipped at the camera) overlaps it and that object's nearest point is nearer than its
-  farthest, which every real occlusion needs.
-"""
+  rounding). `truncated`: cut by the border or within its margin (extract/boxes.py border_margin,
+  as in `metalogic extract`); `occluded`: another object's silhouette (clipped at the camera)
+  overlaps it and that object's nearest point is nearer than its farthest."""
 
 from __future__ import annotations
 
@@ -465,8 +463,7 @@ def facts_text(world: World) -> str:
                 lines.append(_fact("occluded", t, s, Atom(ob.object)))
     need = min(PERSISTENT_STATES, len(world.poses))
     lines += [_fact("persistent", t, Atom(o.id)) for o in world.objects if counts.get(o.id, 0) >= need]
-    # What the layout says of each cuboid (MR17): the surface it stands on (the floor or a table top:
-    # its bottom) and how far its footprint reaches from its centre.
+    # Each cuboid's support for MR17 (the floor or a table top: its bottom) and its footprint's reach.
     for o in world.objects:
         lines.append(_fact("support", t, Atom(o.id), o.z - o.h // 2))
         lines.append(_fact("footprint", t, Atom(o.id), math.ceil(o.radius) + 1))

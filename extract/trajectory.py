@@ -232,19 +232,6 @@ def writing(out_dir: Path, traj: Trajectory) -> Iterator[TrajectoryWriter]:
     w.commit()
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write a file through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 # ---------------------------------------------------------------- reading
 
 

@@ -8,11 +8,12 @@ atomically (a temporary file beside it, then a rename).
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from metalogic.engine.files import replace_whole
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,7 +114,5 @@ class CardIndex:
         return [(int(i), float(1.0 - d)) for i, d in zip(labels[0], dists[0], strict=True)]
 
     def save(self, path: Path) -> None:
-        tmp = path.with_name(path.name + ".tmp")
         with self._lock:
-            self.h.save_index(str(tmp))
-        os.replace(tmp, path)
+            replace_whole(path, lambda tmp: self.h.save_index(str(tmp)))

@@ -7,24 +7,18 @@ trajectory (no scene) the memory has seen is ever asked about again.
 from __future__ import annotations
 
 import json
-import os
 import random
 from pathlib import Path
 
 from metalogic.agents.rundir import _read_meta
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path, read_facts
+from metalogic.engine.files import write_text_whole
 from metalogic.engine.results import split_args
 
 
 def _first(fact: str) -> str:
     return split_args(fact)[0] if "(" in fact else ""
-
-
-def _write(path: Path, data: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(data, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def split_run(
@@ -74,8 +68,8 @@ def split_run(
         ids = {_first(f) for f in qs}
         qs += [f for f in queries if f.startswith("form(") and _first(f) in ids]
         out.mkdir(parents=True, exist_ok=True)
-        _write(out / "scene.lp", "".join(f"{f}.\n" for f in scene if _first(f) in keep))
-        _write(out / "queries.lp", "".join(f"{f}.\n" for f in qs))
+        write_text_whole(out / "scene.lp", "".join(f"{f}.\n" for f in scene if _first(f) in keep))
+        write_text_whole(out / "queries.lp", "".join(f"{f}.\n" for f in qs))
         info = {
             **meta,
             "scene_root": scene_root,
@@ -87,5 +81,5 @@ def split_run(
                 "fraction": fraction,
             },
         }
-        _write(out / "run.json", json.dumps(info, indent=1) + "\n")
+        write_text_whole(out / "run.json", json.dumps(info, indent=1) + "\n")
     return env, deploy

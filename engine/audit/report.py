@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from metalogic.engine.audit.verdicts import AuditReport, Verdict
-from metalogic.engine.check.tables import _atomic
+from metalogic.engine.check.tables import write_file
 
 MARK = {True: "ok", False: "FAIL"}
 
@@ -78,13 +78,13 @@ def write_report(rep: AuditReport, out_dir: Path) -> list[Path]:
     }
     for name, text in (("audit.json", json.dumps(data, indent=1) + "\n"), ("audit.md", render_markdown(rep))):
         path = out_dir / name
-        _atomic(path, lambda p, t=text: p.write_text(t, encoding="utf-8"))
+        write_file(path, lambda p, t=text: p.write_text(t, encoding="utf-8"))
         written.append(path)
     for v in rep.verdicts:
         if v.facts:
             folder = out_dir / _slug(v)
             folder.mkdir(exist_ok=True)
             path = folder / "facts.lp"
-            _atomic(path, lambda p, t=v.facts: p.write_text(t, encoding="utf-8"))
+            write_file(path, lambda p, t=v.facts: p.write_text(t, encoding="utf-8"))
             written.append(path)
     return written

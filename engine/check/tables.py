@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +13,7 @@ import polars as pl
 
 from metalogic.engine.check.run import CheckResult, wilson
 from metalogic.engine.errors import MetalogicError
+from metalogic.engine.files import replace_whole
 from metalogic.engine.results import first_arg, label, split_args
 from metalogic.engine.vocab import vocabulary
 
@@ -374,11 +373,11 @@ def write_tables(
     for name, df in frames.items():
         for fmt in formats:
             path = out_dir / f"{name}.{fmt}"
-            _atomic(path, functools.partial(_write_to, df, fmt))
+            write_file(path, functools.partial(_write_to, df, fmt))
             written.append(path)
     if manifest is not None:
         path = out_dir / "run.json"
-        _atomic(path, lambda p: p.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n"))
+        write_file(path, lambda p: p.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n"))
         written.append(path)
     return written
 
@@ -417,23 +416,13 @@ def _write_json_rows(df: pl.DataFrame, path: Path, batch: int = 20_000) -> None:
         fh.write("\n]\n")
 
 
-def _atomic(path: Path, write: Callable[[Path], object]) -> None:
-    """Write through a temporary file in the same folder, then rename: the file appears whole or
-    not at all. A failing write (disk full, permissions) is one clear error, with nothing left."""
+def write_file(path: Path, write: Callable[[Path], object]) -> None:
+    """Write a file whole or not at all (engine/files.py); a failing write (disk full, permissions)
+    is one clear error, with nothing left behind."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        replace_whole(path, write)
     except OSError as exc:
         raise _write_error(path, exc) from None
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise _write_error(path, exc) from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _write_error(path: Path, exc: OSError) -> MetalogicError:

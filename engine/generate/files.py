@@ -6,14 +6,13 @@ and every file (run.json too) written atomically.
 from __future__ import annotations
 
 import hashlib
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from metalogic.engine import schema
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import FactSet, display_path
+from metalogic.engine.files import write_all_whole
 from metalogic.engine.generate.combos import Query
 from metalogic.engine.terms import Fun, parse_term, text
 
@@ -88,20 +87,11 @@ def check_out_dir(facts_dir: Path, out: Path) -> None:
 
 
 def write_atomically(files: dict[Path, str]) -> None:
-    """Write every file to a temporary name in its folder first, then move them all into place."""
-    temps: list[tuple[str, Path]] = []
+    """Write every file of the run folder so that they appear together (engine/files.py); a failure
+    is one clear error, with nothing written."""
     try:
-        for path, content in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-            temps.append((tmp, path))
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(content)
-        for tmp, path in temps:
-            os.replace(tmp, path)
+        write_all_whole(files)
     except OSError as exc:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
         raise MetalogicError.single(
             f"cannot write the run folder: {exc.strerror}",
             where=str(exc.filename or ""),
