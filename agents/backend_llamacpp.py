@@ -12,10 +12,15 @@ import asyncio
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metalogic.agents.model import ChatBackend, ChatRequest, Completion, RequestFailed
 from metalogic.engine.errors import MetalogicError
+
+if TYPE_CHECKING:
+    from metalogic.agents.base import Agent
+    from metalogic.agents.registry import AgentSettings
+    from metalogic.agents.rundir import RunDir
 
 PACKAGED = ("", "gemma3-270m", "gemma")
 INT_OPTIONS = ("n_ctx", "n_threads", "n_batch", "n_gpu_layers")
@@ -145,3 +150,14 @@ def _options(raw: dict[str, str]) -> dict[str, Any]:
         except ValueError:
             raise MetalogicError.single(f"option {k}={v} is not an integer", expected=f"-o {k}=N") from None
     return out
+
+
+def make_agent(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
+    """The `llamacpp[:PATH.gguf]` agent (agents/kinds.py): text only."""
+    from metalogic.agents.registry import model_agent
+
+    if s.view == "image":
+        raise MetalogicError.single(
+            "the llamacpp backend takes text only", fix="use --view text (or leave it out)"
+        )
+    return model_agent(LlamaCppBackend(arg, s.options), run, s, name, "llamacpp")

@@ -21,10 +21,15 @@ import json
 import os
 import zlib
 from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metalogic.agents.model import ChatBackend, ChatRequest, Completion, RequestFailed, TransientError
 from metalogic.engine.errors import MetalogicError
+
+if TYPE_CHECKING:
+    from metalogic.agents.base import Agent
+    from metalogic.agents.registry import AgentSettings
+    from metalogic.agents.rundir import RunDir
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 SCHEMA_FLAVOURS = ("json_schema", "json_object", "")
@@ -430,3 +435,13 @@ def _decode(layers: list[_Layer], data: bytes) -> Iterator[bytes]:
         return
     for piece in layers[0].feed(data):
         yield from _decode(layers[1:], piece)
+
+
+def make_agent(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
+    """The `openai:MODEL` agent (agents/kinds.py)."""
+    from metalogic.agents.registry import model_agent
+
+    backend = OpenAIBackend(
+        str(arg), s.base_url, s.api_key_env, s.timeout_s, images=s.view != "text", options=s.options
+    )
+    return model_agent(backend, run, s, name, "openai")

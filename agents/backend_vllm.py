@@ -11,10 +11,15 @@ that arrive together (up to --concurrency) are answered by one `chat` call, so a
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from metalogic.agents.model import ChatBackend, ChatRequest, Completion, RequestFailed
 from metalogic.engine.errors import MetalogicError
+
+if TYPE_CHECKING:
+    from metalogic.agents.base import Agent
+    from metalogic.agents.registry import AgentSettings
+    from metalogic.agents.rundir import RunDir
 
 ENGINE_OPTIONS = {
     "tensor_parallel_size": int,
@@ -155,3 +160,10 @@ def _engine_args(raw: dict[str, str]) -> dict[str, Any]:
                 f"option {k}={v} has the wrong type", expected=f"-o {k}=VALUE"
             ) from None
     return out
+
+
+def make_agent(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
+    """The `vllm:MODEL` agent (agents/kinds.py)."""
+    from metalogic.agents.registry import model_agent
+
+    return model_agent(VLLMBackend(str(arg), s.options), run, s, name, "vllm")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from metalogic.agents import PROMPTINGS
 from metalogic.agents.base import ContextProvider, Question
 from metalogic.agents.images import PromptImage, colour_name, frame_image
 from metalogic.agents.rundir import RunDir, Trajectory
@@ -23,9 +24,6 @@ from metalogic.engine.facts import display_path
 from metalogic.engine.paths import frame_place, open_root
 from metalogic.engine.terms import Fun, Str, Term, text
 
-STRATEGIES = ("direct", "cot", "cogmap", "memory")
-VIEWS = ("image", "text")
-BOXES = ("drawn", "listed", "both")
 MAX_LISTED = 8  # objects listed per frame for movement questions
 
 QUESTIONS = {
@@ -156,9 +154,9 @@ class PromptBuilder:
     """Renders the questions of one run."""
 
     def __init__(self, run: RunDir, options: PromptOptions) -> None:
-        if options.strategy not in STRATEGIES:
+        if options.strategy not in PROMPTINGS:
             raise MetalogicError.single(
-                f"unknown prompting strategy '{options.strategy}'", expected="one of " + ", ".join(STRATEGIES)
+                f"unknown prompting strategy '{options.strategy}'", expected="one of " + ", ".join(PROMPTINGS)
             )
         if options.strategy == "memory" and options.context is None:
             raise MetalogicError.single(

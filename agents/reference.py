@@ -21,11 +21,16 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
 from metalogic.agents.base import Agent, AgentInfo, Answer, OnAnswer, Question
 from metalogic.agents.values import MAX_MAGNITUDE, AnswerSpace
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.terms import Term, parse_term, text
+
+if TYPE_CHECKING:
+    from metalogic.agents.registry import AgentSettings
+    from metalogic.agents.rundir import RunDir
 
 TruthFn = Callable[[str], dict[str, str]]  # program text -> {query id text: true value text}
 BiasFn = Callable[[str, str], dict[str, str]]  # program text, bias/1 term -> {query id: value text}
@@ -413,3 +418,36 @@ def derangement(n: int, rng: random.Random) -> list[int]:
         j = rng.randrange(i)
         order[i], order[j] = order[j], order[i]
     return order
+
+
+# ---- the factories agents/kinds.py names: (arg, run, settings, name) -> (agent, view '') ----------
+
+
+def make_oracle(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
+    from metalogic.agents.registry import space_fn
+
+    return OracleAgent(run.program(), space_fn(run, s), name=name, questions=run.questions), ""
+
+
+def make_noisy(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
+    from metalogic.agents.registry import space_fn
+
+    agent = NoisyAgent(
+        parse_noise(arg), run.program(), space_fn(run, s), s.seed, name=name, questions=run.questions
+    )
+    return agent, ""
+
+
+def make_random(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
+    from metalogic.agents.registry import space_fn
+
+    return RandomAgent(space_fn(run, s), seed=s.seed, name=name), ""
+
+
+def make_biased(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
+    from metalogic.agents.registry import space_fn
+
+    agent = BiasedAgent(
+        parse_bias(arg), run.program(), space_fn(run, s), s.seed, name=name, questions=run.questions
+    )
+    return agent, ""

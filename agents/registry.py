@@ -20,6 +20,7 @@ from typing import Any
 
 from metalogic.agents.base import Agent, ContextProvider
 from metalogic.agents.cache import ReplyCache, default_cache_path
+from metalogic.agents.kinds import KINDS, load_entry_points, reference_kinds
 from metalogic.agents.model import ChatBackend, GenParams, ModelAgent, Prices, RetryPolicy
 from metalogic.agents.prompts import PromptBuilder, PromptOptions
 from metalogic.agents.rundir import RunDir
@@ -67,38 +68,9 @@ class AgentSettings:
         }
 
 
-@dataclass(frozen=True)
-class Kind:
-    factory: str  # "module:function", imported on first use
-    arg: str  # "required", "optional" or "none"
-    usage: str
-    concurrency: int = 1
-    check: str = ""  # "module:function" that validates the argument (raising MetalogicError)
-
-
-KINDS: dict[str, Kind] = {
-    "openai": Kind("metalogic.agents.registry:_openai", "required", "openai:MODEL", 8),
-    "vllm": Kind("metalogic.agents.registry:_vllm", "required", "vllm:MODEL", 256),
-    "llamacpp": Kind("metalogic.agents.registry:_llamacpp", "optional", "llamacpp or llamacpp:PATH.gguf", 1),
-    "oracle": Kind("metalogic.agents.registry:_oracle", "none", "oracle"),
-    "noisy": Kind(
-        "metalogic.agents.registry:_noisy",
-        "required",
-        "noisy:P (0 <= P <= 1)",
-        check="metalogic.agents.reference:parse_noise",
-    ),
-    "random": Kind("metalogic.agents.registry:_random", "none", "random"),
-    "biased": Kind(
-        "metalogic.agents.registry:_biased",
-        "required",
-        "biased:KIND[:ARG] (KIND: constant, mirror, nearfar, updown, turnmap, scale, stale, shuffle)",
-        check="metalogic.agents.reference:parse_bias",
-    ),
-}
-REFERENCE = ("oracle", "noisy", "random", "biased")
-
-
 def parse_spec(spec: str) -> tuple[str, str | None]:
+    """(kind, argument) of a `KIND[:ARG]` spec, checked against the kinds of agents/kinds.py."""
+    load_entry_points()
     kind, sep, arg = spec.partition(":")
     if kind not in KINDS:
         hint = did_you_mean(kind, list(KINDS))
@@ -127,72 +99,27 @@ def agent_name(spec: str, settings: AgentSettings) -> str:
 def build_agent(spec: str, run: RunDir, settings: AgentSettings) -> tuple[Agent, str]:
     """The agent for `spec`, and the view it is asked in ('image', 'text' or '' for reference agents)."""
     kind, arg = parse_spec(spec)
-    if kind in REFERENCE and settings.prompting != "direct":
+    reference = reference_kinds()
+    if KINDS[kind].reference and settings.prompting != "direct":
         raise MetalogicError.single(
             f"--prompting {settings.prompting} does not apply to the reference agent '{kind}'",
-            fix="leave --prompting out for " + ", ".join(REFERENCE[:-1]) + f" and {REFERENCE[-1]}",
+            fix="leave --prompting out for " + ", ".join(reference[:-1]) + f" and {reference[-1]}",
         )
     module, func = KINDS[kind].factory.split(":")
     factory: Callable[..., tuple[Agent, str]] = getattr(importlib.import_module(module), func)
     return factory(arg, run, settings, agent_name(spec, settings))
 
 
-def _space_fn(run: RunDir, settings: AgentSettings) -> Any:
+def space_fn(run: RunDir, settings: AgentSettings) -> Any:
+    """What a reference agent may answer to each question (the answer spaces of the prompts)."""
     return PromptBuilder(run, PromptOptions(view="text")).space
 
 
-def _oracle(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
-    from metalogic.agents.reference import OracleAgent
-
-    return OracleAgent(run.program(), _space_fn(run, s), name=name, questions=run.questions), ""
-
-
-def _noisy(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
-    from metalogic.agents.reference import NoisyAgent, parse_noise
-
-    noise = parse_noise(arg)
-    return NoisyAgent(noise, run.program(), _space_fn(run, s), s.seed, name=name, questions=run.questions), ""
-
-
-def _random(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
-    from metalogic.agents.reference import RandomAgent
-
-    return RandomAgent(_space_fn(run, s), seed=s.seed, name=name), ""
-
-
-def _biased(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
-    from metalogic.agents.reference import BiasedAgent, parse_bias
-
-    bias = parse_bias(arg)
-    return BiasedAgent(bias, run.program(), _space_fn(run, s), s.seed, name=name, questions=run.questions), ""
-
-
-def _openai(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
-    from metalogic.agents.backend_openai import OpenAIBackend
-
-    backend = OpenAIBackend(
-        str(arg), s.base_url, s.api_key_env, s.timeout_s, images=s.view != "text", options=s.options
-    )
-    return _model(backend, run, s, name, "openai")
-
-
-def _vllm(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
-    from metalogic.agents.backend_vllm import VLLMBackend
-
-    return _model(VLLMBackend(str(arg), s.options), run, s, name, "vllm")
-
-
-def _llamacpp(arg: str | None, run: RunDir, s: AgentSettings, name: str) -> tuple[Agent, str]:
-    from metalogic.agents.backend_llamacpp import LlamaCppBackend
-
-    if s.view == "image":
-        raise MetalogicError.single(
-            "the llamacpp backend takes text only", fix="use --view text (or leave it out)"
-        )
-    return _model(LlamaCppBackend(arg, s.options), run, s, name, "llamacpp")
-
-
-def _model(backend: ChatBackend, run: RunDir, s: AgentSettings, name: str, kind: str) -> tuple[Agent, str]:
+def model_agent(
+    backend: ChatBackend, run: RunDir, s: AgentSettings, name: str, kind: str
+) -> tuple[Agent, str]:
+    """A model agent around `backend`: the prompt builder, reply cache, retries and concurrency every
+    backend shares. A backend module's factory ends here."""
     view = s.view if s.view != "auto" else ("image" if backend.supports_images else "text")
     if s.structured == "on" and not backend.supports_schema:
         raise MetalogicError.single(

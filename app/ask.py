@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import click
 
+from metalogic.agents import BOXES, PROMPTINGS
 from metalogic.agents.base import ContextProvider, Question
 from metalogic.agents.model import GenParams, Prices
-from metalogic.agents.prompts import BOXES, STRATEGIES
 from metalogic.agents.registry import AgentSettings, backend_options
 from metalogic.app.options import (
     agent_spec_option,
@@ -50,7 +50,7 @@ def memory_provider(bank: str | None, mode: str) -> ContextProvider:
 @agent_spec_option()
 @click.option(
     "--prompting",
-    type=click.Choice(STRATEGIES),
+    type=click.Choice(PROMPTINGS),
     default="direct",
     show_default=True,
     help="direct; cot: reason first; cogmap: draw a top-down grid map first; memory: with notes "

@@ -9,9 +9,7 @@ from typing import Any
 import click
 
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.schema import SCENARIOS
-
-WORLDS = ("household", "tabletop", "drone")
+from metalogic.engine.schema import SCENARIOS, SIMULATED
 
 
 def _seeds(text: str) -> list[int]:
@@ -37,7 +35,7 @@ def _bar(total: int | None, desc: str) -> Any:
 
 
 @click.command()
-@click.option("--scenario", type=click.Choice(WORLDS), required=True, help="Which world to simulate.")
+@click.option("--scenario", type=click.Choice(SIMULATED), required=True, help="Which world to simulate.")
 @click.option("--episodes", type=click.IntRange(1), default=1, show_default=True)
 @click.option(
     "--steps",

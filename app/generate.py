@@ -6,7 +6,13 @@ import click
 
 from metalogic.app.options import const_choice
 from metalogic.engine.generate.combos import STRATEGIES
-from metalogic.engine.generate.run import GenerateResult, generate
+from metalogic.engine.generate.run import (
+    DEFAULT_MAX_PER_TRAJECTORY,
+    DEFAULT_SEED,
+    DEFAULT_STRATEGY,
+    GenerateResult,
+    generate,
+)
 
 
 @click.command("generate")
@@ -28,7 +34,7 @@ from metalogic.engine.generate.run import GenerateResult, generate
 @click.option(
     "--max-per-trajectory",
     "limit",
-    default="100",
+    default=str(DEFAULT_MAX_PER_TRAJECTORY),
     show_default=True,
     metavar="N|all",
     help="Combinations sampled per trajectory ('all' takes every one).",
@@ -36,14 +42,14 @@ from metalogic.engine.generate.run import GenerateResult, generate
 @click.option(
     "--seed",
     type=int,
-    default=0,
+    default=DEFAULT_SEED,
     show_default=True,
     help="Sampling seed; the same seed gives the same files.",
 )
 @click.option(
     "--strategy",
     type=click.Choice(STRATEGIES),
-    default="share",
+    default=DEFAULT_STRATEGY,
     show_default=True,
     help="share: prefer combinations that reuse chosen queries; spread: plain seeded order.",
 )

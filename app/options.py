@@ -9,6 +9,8 @@ from typing import Any
 
 import click
 
+from metalogic.agents import VIEW_CHOICES
+from metalogic.agents.kinds import agents_help
 from metalogic.engine.session import ENGINE_CHOICES
 
 Decorator = Callable[[Any], Any]
@@ -77,11 +79,7 @@ as_checked_engine_option = engine_choice(
 
 # ---- asking an agent (ask, memory build, memory compare) ----------------------------------------
 
-AGENTS_HELP = (
-    "openai:MODEL (any OpenAI-compatible server), vllm:MODEL (offline vLLM), llamacpp[:PATH.gguf] "
-    "(local; alone: the packaged Gemma 3 270M), oracle, noisy:P, random, biased:KIND[:ARG] (constant, "
-    "mirror, nearfar, updown, turnmap[:Q], scale:K, stale, shuffle)"
-)
+AGENTS_HELP = agents_help()  # from the one table of agent kinds (agents/kinds.py)
 
 
 def agent_spec_option(help: str = AGENTS_HELP + ".") -> Callable[[Any], Any]:
@@ -107,7 +105,7 @@ max_tokens_option = click.option(
 )
 view_option = click.option(
     "--view",
-    type=click.Choice(["auto", "image", "text"]),
+    type=click.Choice(VIEW_CHOICES),
     default="auto",
     show_default=True,
     help="image: frames as images; text: objects as labelled boxes with coordinates (models without "

@@ -329,19 +329,19 @@ class Runner:
         questions = self.out / "questions"
 
         def act(_old: dict[str, Any]) -> str:
-            from metalogic.engine.generate.run import generate
+            from metalogic.engine.generate import run as gen
 
             # a failing generate keeps the old questions and every agent's answers; one that succeeds
             # keeps the answers too (the ask stages, whose keys changed, ask again)
             with set_aside(self.state, "generate", [questions]):
                 self._mark_folder("generate", questions)
-                res = generate(
+                res = gen.generate(
                     self.out / "facts",
                     questions,
                     scs=cfg.get("sc", []),
-                    max_per_trajectory=cfg.get("max_per_trajectory", 100),
-                    seed=int(cfg.get("seed", 0)),
-                    strategy=cfg.get("strategy", "share"),
+                    max_per_trajectory=cfg.get("max_per_trajectory", gen.DEFAULT_MAX_PER_TRAJECTORY),
+                    seed=int(cfg.get("seed", gen.DEFAULT_SEED)),
+                    strategy=cfg.get("strategy", gen.DEFAULT_STRATEGY),
                 )
                 keep_from_aside(self.state, "generate", questions, OTHERS["generate"])
             self._written["generate"] = listed(questions, OTHERS["generate"])

@@ -32,12 +32,13 @@ from metalogic.app.options import (
 from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.check.reader import CheckOutput, corrupt, table_file
 from metalogic.engine.check.reuse import open_check
-from metalogic.engine.check.writer import canon, query_sc
+from metalogic.engine.check.writer import canon
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
 from metalogic.engine.files import write_bytes_whole
 from metalogic.engine.paths import frame_place
 from metalogic.engine.results import label, split_args
+from metalogic.engine.schema import QUERY_KINDS, STATE
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
 
@@ -125,16 +126,15 @@ def mr_error_rows(res: CheckOutput) -> list[dict[str, Any]]:
 
 
 def _query_view(content: Fun) -> tuple[str, list[int], list[str]]:
-    """(trajectory, states, objects) a query is about. SC1 contents name two states of the
-    agent's own movement; every other content names one state, then objects."""
+    """(trajectory, states, objects) a query is about, by the argument types the schema gives its
+    kind: a trajectory id first, then states (two for the agent's own moves) and object ids."""
     args = content.args
     if not args:
         return "", [], []
-    traj = text(args[0])
-    if query_sc(content).startswith("sc1"):
-        return traj, [a for a in args[1:3] if isinstance(a, int)], []
-    states = [args[1]] if len(args) > 1 and isinstance(args[1], int) else []
-    return traj, states, [label(text(a)) for a in args[2:]]
+    types = QUERY_KINDS.get(content.name, ())[1:]
+    rest = list(zip(args[1:], types, strict=False))
+    states = [a for a, t in rest if t is STATE and isinstance(a, int)]
+    return text(args[0]), states, [label(text(a)) for a, t in rest if t is not STATE]
 
 
 def violation_entries(

@@ -12,21 +12,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from metalogic.agents import PROMPTINGS, VIEW_CHOICES
+from metalogic.agents.kinds import agents_help, reference_kinds
 from metalogic.app.configreader import Reader, line_of, shown, strings, table, valid
 from metalogic.app.runpaths import detector_problem, out_folder
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.facts import display_path
+from metalogic.engine.schema import SIMULATED
 from metalogic.engine.session import ENGINE_CHOICES
 
-SCENARIOS = ("household", "tabletop", "drone")
 IMPORTS = ("frames", "video", "eb-nav")
-PROMPTINGS = ("direct", "cot", "cogmap", "memory")
 
 
 @dataclass(frozen=True)
 class World:
     name: str
-    scenario: str = ""  # simulate one of SCENARIOS ...
+    scenario: str = ""  # simulate one of SIMULATED ...
     episodes: int = 1
     steps: int = 10
     seed: int = 0
@@ -95,7 +96,6 @@ AGENT_NUMBERS: dict[str, tuple[type | tuple[type, ...], float, float, str]] = {
 # typo (steps = 100000000000) from running for days.
 WORLD_NUMBERS = {"episodes": (1, 1000), "steps": (1, 10_000), "seed": (0, 2**63 - 1)}
 SAFE_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}")
-VIEWS = ("auto", "image", "text")
 CHECK_KEYS = {"engine", "const", "rules", "mrs"}
 REPORT_KEYS = {"enabled"}
 
@@ -307,16 +307,16 @@ def _worlds(r: Reader, items: Any, base: Path) -> list[World]:
             r.fail(
                 "world",
                 f"world {i} needs exactly one of scenario = ... or import = ...",
-                f"scenario one of {', '.join(SCENARIOS)}, "
+                f"scenario one of {', '.join(SIMULATED)}, "
                 f"or import one of {', '.join(IMPORTS)} with path = ...",
             )
             continue
-        if scenario and scenario not in SCENARIOS:
+        if scenario and scenario not in SIMULATED:
             r.fail(
                 "scenario",
                 f"unknown scenario '{scenario}'",
-                "one of " + ", ".join(SCENARIOS),
-                did_you_mean(scenario, SCENARIOS),
+                "one of " + ", ".join(SIMULATED),
+                did_you_mean(scenario, SIMULATED),
             )
         if source and source not in IMPORTS:
             r.fail(
@@ -384,10 +384,10 @@ def _agents(r: Reader, items: Any) -> list[AgentEntry]:
             r.fail(
                 "agent",
                 f"agent {i} has no spec",
-                'spec = "oracle" (or noisy:P, random, biased:KIND, openai:MODEL, llamacpp)',
+                "spec = KIND[:ARG], one of " + agents_help(),
             )
             continue
-        from metalogic.agents.registry import REFERENCE, parse_spec
+        from metalogic.agents.registry import parse_spec
 
         agent_kind = ""
         try:
@@ -417,11 +417,11 @@ def _agents(r: Reader, items: Any) -> list[AgentEntry]:
                 "ask with the memory by hand: metalogic ask OUT/questions --agent SPEC --prompting memory "
                 "--memory-bank BANK",
             )
-        elif agent_kind in REFERENCE and prompting != "direct":
+        elif agent_kind in reference_kinds() and prompting != "direct":
             r.fail(
                 "prompting",
                 f"prompting = {shown(prompting)} does not apply to the reference agent '{agent_kind}'",
-                "no prompting = ... for " + ", ".join(REFERENCE),
+                "no prompting = ... for " + ", ".join(reference_kinds()),
                 "remove prompting = ... from this [[agent]]",
             )
         limit = r.typed(a, "limit", int, "a whole number of questions")
@@ -439,8 +439,8 @@ def _agents(r: Reader, items: Any) -> list[AgentEntry]:
 
             valid(r, "name", check_agent_name, a["name"])
         view = r.typed(a, "view", str, "auto, image or text")
-        if view is not None and view not in VIEWS:
-            r.fail("view", f"unknown view '{view}'", "auto, image or text", did_you_mean(view, VIEWS))
+        if view is not None and view not in VIEW_CHOICES:
+            r.fail("view", f"unknown view '{view}'", "auto, image or text", did_you_mean(view, VIEW_CHOICES))
         elif view == "image" and agent_kind == "llamacpp":
             r.fail("view", "the llamacpp backend takes text only", 'view = "text" (or no view)')
         options = r.typed(a, "options", dict, "a table of server options, e.g. options = { top_k = 20 }")

@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from metalogic.engine.schema import SIMULATED
+
 
 def bench_render(world: str, size: tuple[int, int], frames: int, out: Path) -> dict[str, object]:
     from metalogic.extract.simulate import simulate_episode
@@ -67,10 +69,10 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        for world in ("household", "tabletop", "drone"):
+        for world in SIMULATED:
             for size in ((320, 240), (640, 480)):
                 rows.append(bench_render(world, size, args.frames, out / f"{size[0]}"))
-        for world in ("household", "tabletop", "drone"):
+        for world in SIMULATED:
             folder = Path(
                 str(next(r["folder"] for r in rows if r["world"] == world and r["size"] == "320x240"))
             )

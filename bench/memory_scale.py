@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from metalogic.engine.session import ENGINES
 from metalogic.memory.index import EF_CONSTRUCTION, CardIndex, M
 from metalogic.memory.logic import rank_candidates
 
@@ -157,7 +158,7 @@ def measure(
         rows.append(row)
     # stage 2 on the default ef: the logic ranking of the 20 candidates
     index.ef = efs[0]
-    for engine in ("prolog", "clingo"):
+    for engine in ENGINES:
         lat2 = []
         for q in queries[:rank_queries]:
             got = index.search(q, POOL)

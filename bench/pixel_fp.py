@@ -54,6 +54,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from metalogic.engine.schema import SIMULATED
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "pixel_fp.json"
 RESULTS_DETECTOR = HERE / "results" / "pixel_fp_detector.json"
@@ -87,7 +89,7 @@ def make_facts(folder: Path, worlds: int, seed: int, size: tuple[int, int]) -> d
     return family_of
 
 
-SCENARIOS = ("household", "tabletop", "drone")
+SCENARIOS = SIMULATED
 
 
 def make_rendered(

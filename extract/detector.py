@@ -19,6 +19,7 @@ from typing import Any
 
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.files import write_text_whole
+from metalogic.engine.schema import SIMULATED
 from metalogic.extract.boxes import match_frame
 from metalogic.extract.evaluate import Score
 from metalogic.extract.importers import read_image
@@ -28,7 +29,7 @@ from metalogic.extract.trajectory import Trajectory, load_trajectory
 from metalogic.extract.world import CLASSES, CameraSpec
 
 MODEL_YAML = Path(__file__).resolve().parent / "metalogic-yolo.yaml"
-WORLDS = ("household", "tabletop", "drone")
+WORLDS = SIMULATED  # the detector is trained and evaluated on every simulated world
 LABEL_MIN_SIDE, LABEL_MIN_PIXELS = 3, 10  # smaller slivers are left unlabelled
 
 

@@ -64,12 +64,13 @@ def compare(
     check_engine: str = "clingo",
 ) -> Comparison:
     """Ask `spec` (AgentSettings `base`) once per memory mode, then check all answers together."""
-    from metalogic.agents.registry import REFERENCE, parse_spec
+    from metalogic.agents.kinds import KINDS
+    from metalogic.agents.registry import parse_spec
     from metalogic.agents.runner import ask
     from metalogic.engine.check.run import run_check
 
     kind, _ = parse_spec(spec)
-    if kind in REFERENCE:
+    if KINDS[kind].reference:
         raise MetalogicError.single(
             f"the reference agent '{spec}' does not read prompts, so a memory cannot change its answers",
             fix="compare a model agent (openai:, llamacpp, vllm:)",

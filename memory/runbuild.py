@@ -33,11 +33,12 @@ def make_agent(
 ) -> tuple[Any, Any]:
     """The agent for `spec`, prompted with the memory strategy (reference agents answer directly:
     they have no prompt), and the view it is asked in."""
+    from metalogic.agents.kinds import KINDS
     from metalogic.agents.model import GenParams
-    from metalogic.agents.registry import REFERENCE, AgentSettings, backend_options, build_agent, parse_spec
+    from metalogic.agents.registry import AgentSettings, backend_options, build_agent, parse_spec
 
     kind, _ = parse_spec(spec)
-    reference = kind in REFERENCE
+    reference = KINDS[kind].reference
     settings = AgentSettings(
         prompting="direct" if reference else "memory",
         name=f"{spec}+memory-build",

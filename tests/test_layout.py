@@ -348,3 +348,61 @@ def test_every_module_fits_the_size_limit() -> None:
         and (n := len(p.read_text("utf-8").splitlines())) > MODULE_LINES_MAX
     }
     assert too_long == {}
+
+
+# ---- the contract stated once: a copy of one of these lists elsewhere fails -----------------------
+
+# what the list holds -> (its members, members it may have besides, the one module that states it)
+STATED_ONCE = {
+    "the engines": ({"clingo", "prolog"}, {"both"}, "engine/session/__init__.py"),
+    "the simulated worlds": ({"household", "tabletop", "drone"}, {"video"}, "engine/schema.py"),
+    "the prompting strategies": ({"direct", "cot", "cogmap"}, {"memory"}, "agents/__init__.py"),
+    "the views": ({"image", "text"}, {"auto"}, "agents/__init__.py"),
+}
+
+
+def string_lists(source: str) -> list[tuple[int, set[str]]]:
+    """(line, members) of every tuple, list or set literal made of two or more strings."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Tuple | ast.List | ast.Set)
+            and len(node.elts) >= 2
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+        ):
+            out.append((node.lineno, {e.value for e in node.elts if isinstance(e, ast.Constant)}))
+    return out
+
+
+def test_each_list_of_the_contract_is_stated_once() -> None:
+    copies = []
+    for path in sources():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("tests/"):
+            continue
+        for line, members in string_lists(path.read_text("utf-8")):
+            for what, (wanted, besides, home) in STATED_ONCE.items():
+                if wanted <= members <= wanted | besides and rel != home:
+                    copies.append(f"{rel}:{line}: {what} ({home} states them)")
+    assert copies == []
+    found = string_lists('X = ("clingo", "prolog", "both")\nY = [1, "a"]')
+    assert found == [(1, {"clingo", "prolog", "both"})]
+
+
+def test_the_simulated_worlds_are_the_scenarios_laid_out() -> None:
+    from metalogic.engine.schema import SCENARIOS, SIMULATED
+    from metalogic.extract.scenarios import SCENARIO_TYPES
+
+    assert tuple(SCENARIO_TYPES) == SIMULATED and set(SIMULATED) < set(SCENARIOS)
+
+
+def test_the_parameter_rule_is_stated_once_in_the_rules() -> None:
+    """logic/core/param_rule.lp (and its list-taking twin for the memory modules) holds the rule that
+    applies -c overrides; every other rule file includes it instead of writing it again."""
+    from metalogic.logic import LOGIC_DIR
+
+    rule = re.compile(r"^param\((Facts, )?P, V\) :-", re.M)
+    stated = sorted(
+        p.relative_to(LOGIC_DIR).as_posix() for p in LOGIC_DIR.rglob("*.*p*") if rule.search(p.read_text())
+    )
+    assert stated == ["core/param_rule.lp", "core/param_rule.pl", "memory/param_rule.pl"]

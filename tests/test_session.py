@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from metalogic.engine.audit.worlds import CHECK_CORE
+from metalogic.engine.audit.worlds import ENTRY
 from metalogic.engine.check.differential import differences
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.generate.combos import ENUMERATE
@@ -176,7 +176,7 @@ def test_an_entry_holds_only_includes(tmp_path: Path) -> None:
 
 
 def test_the_shipped_entries_name_existing_files_with_their_twins() -> None:
-    for entry in (CORE_ENTRY, TRUTH_ENTRY, ENUMERATE, CHECK_CORE[0]):
+    for entry in (CORE_ENTRY, TRUTH_ENTRY, ENUMERATE, *ENTRY.values()):
         files = included(entry)
         assert files and all(p.is_file() for p in files), entry
     # The check's core runs on both engines: each clingo file has its SWI-Prolog twin.

@@ -12,15 +12,13 @@ import clingo
 from metalogic.engine.audit.verdicts import Verdict
 from metalogic.engine.audit.worlds import (
     AUDIT_DIR,
-    CHECK_CORE,
+    ENTRY,
     SHOW_FLAGGED,
-    TRUTH,
     Family,
     counterexample,
     ground_audit,
 )
 from metalogic.engine.rules.loader import RuleSet
-from metalogic.logic import LOGIC_DIR
 
 COMPLETENESS_FAMILIES = ("view", "view-moves")
 COMPLETENESS_SAMPLE = 7  # one world in this many: the distortions are caught or not everywhere alike
@@ -38,15 +36,7 @@ def completeness(rules: RuleSet, family: Family, sample: int = COMPLETENESS_SAMP
     """Which systematic distortions of the truth (logic/audit/complete.lp) change answers of a
     capability without any of its cases flagging them, on the family's worlds: the blind spots."""
     t0 = time.perf_counter()
-    files = [
-        *TRUTH[:1],
-        *CHECK_CORE,
-        *TRUTH[1:],
-        LOGIC_DIR / "truth" / "biased.lp",
-        AUDIT_DIR / family.world,
-        *[m.lp for m in rules.mrs],
-        AUDIT_DIR / "complete.lp",
-    ]
+    files = [ENTRY["completeness"], AUDIT_DIR / family.world, *[m.lp for m in rules.mrs]]
     shows = "#show audit_survives/3.\n#show audit_changed/2.\n" + SHOW_FLAGGED + SHOW_SURVIVORS
     session = ground_audit(files, "trajectory(W, household) :- audit_world(W).\n" + shows, {"sample": sample})
     symbols = session.symbols()

@@ -13,9 +13,8 @@ import clingo
 from metalogic.engine.audit.verdicts import Verdict
 from metalogic.engine.audit.worlds import (
     AUDIT_DIR,
-    CHECK_CORE,
+    ENTRY,
     FAMILIES,
-    TRUTH,
     WORLD_SHOWS,
     Family,
     counterexample,
@@ -23,7 +22,6 @@ from metalogic.engine.audit.worlds import (
 )
 from metalogic.engine.rules.declarations import MR
 from metalogic.engine.rules.loader import RuleSet
-from metalogic.logic import LOGIC_DIR
 
 
 def _q(qid: str, content: str, form: str) -> str:
@@ -120,14 +118,13 @@ def _witness_search(
     head = f"audit_mr({mr.id}).\n" + "".join(f"audit_peer({m.id}).\n" for m in peers)
     shows = "#show answer/3.\n#show query/2.\n#show form/2.\n#show violation/5.\n#show audit_other/1.\n"
     if world is None:
-        files = [*CHECK_CORE, *[m.lp for m in rules.mrs], AUDIT_DIR / "redundant.lp"]
+        files = [ENTRY["redundancy_probe"], *[m.lp for m in rules.mrs]]
         session = ground_audit(files, probe(fam.name) + head + shows + "#show detection/9.\n")
         if not session.satisfiable:  # the first model is one witness, and one is enough
             return None
         shown = session.symbols()
         return shown, sorted(str(s.arguments[0]) for s in shown if s.name == "audit_other")
-    files = [*TRUTH[:1], *CHECK_CORE, *TRUTH[1:], AUDIT_DIR / fam.world]
-    files += [LOGIC_DIR / "truth" / "biased.lp", *[m.lp for m in rules.mrs], AUDIT_DIR / "redundant_world.lp"]
+    files = [ENTRY["redundancy"], AUDIT_DIR / fam.world, *[m.lp for m in rules.mrs]]
     world_shows = "".join(f"#show {n}/{a}.\n" for n, a in WORLD_SHOWS)
     program = "trajectory(W, household) :- audit_world(W).\n" + head + world_shows
     program += "#show query/2.\n#show form/2.\n#show audit_witness/1.\n#show audit_other/1.\n"

@@ -14,9 +14,8 @@ import clingo
 from metalogic.engine.audit.verdicts import Verdict
 from metalogic.engine.audit.worlds import (
     AUDIT_DIR,
-    CHECK_CORE,
+    ENTRY,
     SHOW_FLAGGED,
-    TRUTH,
     Family,
     counterexample,
     ground_audit,
@@ -92,14 +91,7 @@ def _truthful_worlds(rules: RuleSet, family: Family, mrs: Sequence[MR], bound: i
         for name, owner in sorted(rules.param_owner.items())
         if owner not in ids and owner != "core" and name in rules.params
     )
-    files = [
-        *TRUTH[:1],
-        *CHECK_CORE,
-        *TRUTH[1:],
-        AUDIT_DIR / family.world,
-        *[m.lp for m in mrs],
-        AUDIT_DIR / "sound.lp",
-    ]
+    files = [ENTRY["soundness"], AUDIT_DIR / family.world, *[m.lp for m in mrs]]
     session = ground_audit(
         files,
         "trajectory(W, household) :- audit_world(W).\n" + foreign + COUNT_CASES + SHOW_FLAGGED + SHOW_QUERIES,

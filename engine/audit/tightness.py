@@ -10,7 +10,7 @@ from pathlib import Path
 import clingo
 
 from metalogic.engine.audit.verdicts import Verdict
-from metalogic.engine.audit.worlds import AUDIT_DIR, TRUTH, ground_audit
+from metalogic.engine.audit.worlds import ENTRY, ground_audit
 from metalogic.logic import CORE_DIR
 
 TIGHT_SHOWS = "".join(
@@ -35,13 +35,7 @@ TIGHT_SHOWS = "".join(
 def tightness(reach: int = 3, algebra: Path = CORE_DIR / "algebra.lp") -> list[Verdict]:
     """Compare the composition tables of `algebra` with what bounded worlds realise."""
     t0 = time.perf_counter()
-    files = [
-        *TRUTH[:1],
-        algebra,
-        *(CORE_DIR / f"{n}.lp" for n in ("queries", "params")),
-        *TRUTH[1:],
-        AUDIT_DIR / "tight.lp",
-    ]
+    files = [ENTRY["tightness"], algebra]
     syms = ground_audit(files, TIGHT_SHOWS, {"reach": reach}).symbols()
     secs = time.perf_counter() - t0
     by: dict[str, list[clingo.Symbol]] = {}

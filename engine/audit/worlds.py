@@ -8,6 +8,7 @@ facts file that `metalogic check` reads (a counter-example, a blind spot or a wi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,12 +16,14 @@ from pathlib import Path
 import clingo
 
 from metalogic.engine.session.api import Session
-from metalogic.engine.truth import TRUTH_DIR
-from metalogic.logic import CORE_DIR, LOGIC_DIR
+from metalogic.logic import LOGIC_DIR
 
 AUDIT_DIR = LOGIC_DIR / "audit"
-CHECK_CORE = [AUDIT_DIR / "check_core.lp"]  # the parts of the check's core the audit needs
-TRUTH = [CORE_DIR / "trig.facts", TRUTH_DIR / "frames.lp", TRUTH_DIR / "answers.lp"]
+_BOUND = re.compile(r"^#const\s+bound\s*=\s*(\d+)\s*\.", re.M)
+# Each part's program as an entry file of #include lines (logic/audit/entry_*.lp): the part adds only
+# what varies, a family's worlds and the MRs under audit.
+PARTS = ("soundness", "completeness", "redundancy", "redundancy_probe", "tightness")
+ENTRY = {part: AUDIT_DIR / f"entry_{part}.lp" for part in PARTS}
 WORLD_FACTS = (
     "step_mm",
     "state",
@@ -51,8 +54,14 @@ class Family:
     name: str
     world: str
     scs: tuple[str, ...]
-    default_bound: int
     describe: str  # what the bound means, for the report
+
+    @property
+    def default_bound(self) -> int:
+        """The bound the family's world file declares (`#const bound = N.`): the rule file states it,
+        and Python reads it there. 1 for a file without one (its worlds do not grow with a bound)."""
+        found = _BOUND.search((AUDIT_DIR / self.world).read_text(encoding="utf-8"))
+        return int(found.group(1)) if found else 1
 
 
 FAMILIES = {
@@ -60,28 +69,24 @@ FAMILIES = {
         "moves",
         "worlds_moves.lp",
         ("sc1a", "sc1b"),
-        1,
         "agent within {b} steps of the start, any quarter turn, floor or one step up",
     ),
     "objects": Family(
         "objects",
         "worlds_objects.lp",
         ("sc2a", "sc2b", "sc3a"),
-        2,
         "two objects within {b} cells of 60 mm of a third (level or upright plane), two viewpoints",
     ),
     "depth": Family(
         "depth",
         "worlds_depth.lp",
         ("sc3b",),
-        12,
         "depths 0.5 m to {d} m, focal 300 or 600 px, whole-pixel boxes",
     ),
     "view": Family(
         "view",
         "worlds_view.lp",
         ("sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b"),
-        1,
         "two upright boxes seen by a camera 1.3 m up, level or pitched down 25 or 45 degrees; one at 30 "
         "places 1.1-6 m ahead, 3 heights and 3 shapes; boxes rounded and moved by up to a pixel per edge",
     ),
@@ -89,7 +94,6 @@ FAMILIES = {
         "view-moves",
         "worlds_view_moves.lp",
         ("sc1a", "sc1b", "sc3b"),
-        1,
         "a camera on the agent, level or pitched down, that stands still, steps 250 mm any way, goes up "
         "or turns; two upright boxes ahead at 24 places and 2 shapes, boxes rounded and moved by up to a "
         "pixel per edge",
@@ -98,7 +102,6 @@ FAMILIES = {
         "map",
         "worlds_map.lp",
         ("sc4a", "sc4b"),
-        2,
         "objects within {b} and {b1} cells of 100 mm of a third, any quarter turn",
     ),
 }

@@ -8,11 +8,9 @@ into located messages, and shapes the engine's counts into tables.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from metalogic.engine.check.blame import run_blame
 from metalogic.engine.check.differential import INPUT_CHECKS
@@ -22,6 +20,7 @@ from metalogic.engine.input_errors import input_errors
 from metalogic.engine.results import Rows, parse_output
 from metalogic.engine.rules.declarations import MR, Param
 from metalogic.engine.rules.loader import RuleSet, load_ruleset, select_mrs
+from metalogic.engine.rules.params import resolve_settings
 from metalogic.engine.session import ENGINE_CHOICES, ENGINES
 from metalogic.engine.session.api import Session
 from metalogic.engine.session.runs import ClingoStream, EngineOutput, prolog_declarations, run_engine
@@ -47,52 +46,9 @@ class CheckResult:
     warnings: str = ""
 
 
-PLAIN_DECIMAL = re.compile(r"[0-9]{1,7}(\.[0-9]{1,12})?")
-
-
 def resolve_params(rules: RuleSet, settings: Sequence[str]) -> dict[str, int]:
-    """Turn `-c name=value` settings into integer overrides, checking names and values."""
-    out: dict[str, int] = {}
-    for item in settings:
-        name, sep, raw = item.partition("=")
-        name, raw = name.strip(), raw.strip()
-        if not sep or not name or not raw:
-            raise MetalogicError.single(
-                f"bad setting '{item}'",
-                expected="name=value, e.g. -c eps=0.1",
-                fix="write the parameter name, '=' and a number",
-            )
-        if name not in rules.params:
-            raise MetalogicError.single(
-                f"unknown parameter '{name}'",
-                expected="one of " + ", ".join(rules.params),
-                fix=did_you_mean(name, list(rules.params)) or "run 'metalogic mrs' to list the parameters",
-            )
-        if name in out:
-            raise MetalogicError.single(
-                f"parameter {name} is set twice",
-                expected="each parameter at most once",
-                fix=f"keep one -c {name}=VALUE",
-            )
-        p = rules.params[name]
-        # Plain decimals only: an exponent (1e99999999999, 1e-99999999999) would overflow the
-        # arithmetic or round to 0 without a word.
-        value = Decimal(raw) * p.scale if PLAIN_DECIMAL.fullmatch(raw) else Decimal("NaN")
-        limit = 1000 if p.scale > 1 else 1_000_000
-        if value.is_nan() or value != value.to_integral_value() or not 0 <= value <= limit:
-            unit = (
-                f"a decimal from 0 to 1 in steps of 0.001 (e.g. {p.default / p.scale:g})"
-                if p.scale > 1
-                else "a whole number from 0 to 1000000"
-            )
-            default = f"{p.default / p.scale:g}" if p.scale > 1 else str(p.default)
-            raise MetalogicError.single(
-                f"bad value '{raw}' for parameter {name}",
-                expected=unit,
-                fix=f"write it like -c {name}={default} (the default)",
-            )
-        out[name] = int(value)
-    return out
+    """Turn `-c name=value` settings into integer overrides of the rule set's parameters."""
+    return resolve_settings(settings, rules.params)
 
 
 def verify_prolog_twins(rules: RuleSet) -> None:

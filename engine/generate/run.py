@@ -26,6 +26,7 @@ from metalogic.engine.errors import MetalogicError, Problem, did_you_mean
 from metalogic.engine.facts import FactSet, display_path, read_facts
 from metalogic.engine.generate.combos import (
     GEN_DIR,
+    STRATEGIES,
     check_strategy,
     enumerate_combos,
     sample,
@@ -39,7 +40,9 @@ from metalogic.engine.generate.files import (
     write_atomically,
 )
 from metalogic.engine.input_errors import input_errors
+from metalogic.engine.rules.declarations import Param
 from metalogic.engine.rules.loader import load_ruleset
+from metalogic.engine.rules.params import resolve_settings
 from metalogic.engine.session.api import Session
 from metalogic.engine.session.runs import EngineOutput
 from metalogic.engine.terms import parse_term
@@ -133,30 +136,14 @@ def gen_param_defaults() -> dict[str, tuple[int, str]]:
 
 def resolve_gen_params(settings: Sequence[str]) -> dict[str, int]:
     """-c name=value overrides of the generation parameters (whole numbers)."""
-    defaults = gen_param_defaults()
-    out: dict[str, int] = {}
-    for item in settings:
-        name, sep, raw = (s.strip() for s in item.partition("="))
-        if not sep or not name or not raw:
-            raise MetalogicError.single(
-                f"bad setting '{item}'",
-                expected="name=value, e.g. -c min_conf=500",
-                fix="write the parameter name, '=' and a whole number",
-            )
-        if name not in defaults:
-            raise MetalogicError.single(
-                f"unknown generation parameter '{name}'",
-                expected="one of " + ", ".join(defaults),
-                fix=did_you_mean(name, list(defaults)) or "see docs/generate.md for the parameters",
-            )
-        if not raw.isdigit() or int(raw) > 1_000_000:
-            raise MetalogicError.single(
-                f"bad value '{raw}' for parameter {name}",
-                expected="a whole number from 0 to 1000000",
-                fix=f"{name}: {defaults[name][1]}",
-            )
-        out[name] = int(raw)
-    return out
+    params = {name: Param(name, default, doc) for name, (default, doc) in gen_param_defaults().items()}
+    return resolve_settings(
+        settings,
+        params,
+        kind="generation parameter",
+        example="min_conf=500",
+        listing="see docs/generate.md for the parameters",
+    )
 
 
 # ---- reading the scene -----------------------------------------------------------------------
@@ -284,14 +271,20 @@ def run_manifest(res: GenerateResult, facts_dir: Path, params: dict[str, int]) -
 # ---- the whole command -----------------------------------------------------------------------
 
 
+# The defaults of `metalogic generate` and of [generate] in a run configuration, stated once.
+DEFAULT_MAX_PER_TRAJECTORY = 100  # combinations sampled per trajectory
+DEFAULT_SEED = 0
+DEFAULT_STRATEGY = STRATEGIES[0]  # share: prefer combinations that reuse chosen queries
+
+
 def generate(
     facts_dir: str | Path,
     out: str | Path,
     *,
     scs: Sequence[str] = (),
-    max_per_trajectory: str | int | None = 100,
-    seed: int = 0,
-    strategy: str = "share",
+    max_per_trajectory: str | int | None = DEFAULT_MAX_PER_TRAJECTORY,
+    seed: int = DEFAULT_SEED,
+    strategy: str = DEFAULT_STRATEGY,
     settings: Sequence[str] = (),
 ) -> GenerateResult:
     """Generate queries and test cases for the scene facts under `facts_dir` into `out`."""

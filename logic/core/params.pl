@@ -1,8 +1,7 @@
 % Parameters (the Prolog twin of params.lp): param_default/3 in rule files, param_override/2 from
 % the run.
 
-param(P, V) :- param_override(P, V0), !, V = V0.
-param(P, V) :- param_default(P, V, _).
+:- include('param_rule.pl').
 
 :- include('params.decl').
 

@@ -13,7 +13,7 @@
 
 :- include('rank.decl').
 
-param(Facts, P, V) :- param_default(P, D, _), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
+:- include('param_rule.pl').
 
 rank_lines(Facts, Lines) :-
     findall(T, result(Facts, T), Ts),

@@ -10,7 +10,7 @@
 
 :- include('reward.decl').
 
-param(Facts, P, V) :- param_default(P, D, _), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
+:- include('param_rule.pl').
 
 reward_lines(Facts, Lines) :-
     findall(L, ( result(Facts, T), with_output_to(string(L), user:ml_write(current_output, T)) ), Ls),

@@ -13,7 +13,7 @@
 
 :- include('trs.decl').
 
-param(Facts, P, V) :- param_default(P, D, _), ( memberchk(param_override(P, O), Facts) -> V = O ; V = D ).
+:- include('param_rule.pl').
 
 trs_lines(Facts, Lines) :-
     findall(L, ( result(Facts, T), with_output_to(string(L), user:ml_write(current_output, T)) ), Ls),
