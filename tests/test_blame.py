@@ -221,3 +221,28 @@ def test_reducing_large_groups_keeps_the_blame_of_diagnosing_everything_whole(
     run_blame("clingo", whole, DEFAULTS | {"blame_exact_max": 100})
     assert reduced["blamed"] and reduced["blamed"] == whole["blamed"]
     assert not any(line.startswith("blamed(a,h") for line in whole["blamed"])
+
+
+def test_large_groups_apart_from_the_batches_blame_as_prolog_does_in_one_program() -> None:
+    """clingo blames groups too large to optimise in a program of their own (big_only.lp) and gives
+    the batches the rates' costs worked out once (rate_cost.lp); Prolog runs one program for all."""
+    chain = [{f"b{i}", f"b{i + 1}"} for i in range(6)] + [{"b2"}]  # one group of 7 answers
+    pairs = [{f"s{i}a", f"s{i}b"} for i in range(5)] + [{f"s{i}a"} for i in range(0, 5, 2)]
+    sets = chain + pairs
+    answers = sorted(set().union(*sets))
+    lines = {
+        "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in s},
+        "answer_held": {
+            f"answer_held(a,{q},{'sc3b' if q[0] == 'b' else 'sc2a'},{len(q) % 3})" for q in answers
+        },
+        "tested_answers": {"tested_answers(a,sc3b,30)", "tested_answers(a,sc2a,40)"},
+    }
+    results = {}
+    for engine in ("clingo", "prolog"):
+        out = {k: set(v) for k, v in lines.items()}
+        run_blame(engine, out, {**DEFAULTS, "blame_exact_max": 4})
+        results[engine] = out
+    certain, possible = _kinds(results["clingo"]["blamed"])
+    assert "b2" in certain and {f"b{i}" for i in range(7)} <= possible  # the large group, no search
+    assert {"s0a", "s2a", "s4a"} <= certain  # alone in a set: in every diagnosis
+    assert results["clingo"] == results["prolog"]

@@ -370,7 +370,7 @@ def string_lists(source: str) -> list[tuple[int, set[str]]]:
             and len(node.elts) >= 2
             and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
         ):
-            out.append((node.lineno, {e.value for e in node.elts if isinstance(e, ast.Constant)}))
+            out.append((node.lineno, {str(e.value) for e in node.elts if isinstance(e, ast.Constant)}))
     return out
 
 

@@ -44,12 +44,18 @@ class Row:
     key: str
 
 
-def run_blame(engine: str, lines: dict[str, set[str]], params: Mapping[str, int]) -> None:
+def run_blame(
+    engine: str,
+    lines: dict[str, set[str]],
+    params: Mapping[str, int],
+    symbols: Mapping[str, Mapping[str, clingo.Symbol]] | None = None,
+) -> None:
     """Add the blamed/3, blame_count/5 and blame_rate/3 lines of one engine's check output to it.
+    `symbols`: clingo's symbols of the input lines, where the check kept them (line -> symbol).
 
     Each agent's blame depends only on its own answers and shares, so an agent whose shares did not
     change in a round keeps its blame and is not diagnosed again (the same result as a new round)."""
-    data = _Data(engine, lines)
+    data = _Data(engine, lines, symbols or {})
     param_lines = [f"param({k},{params[k]})" for k in PARAMS]
     rates = {(row.agent, row.query): params["blame_prior_permille"] for row in data.tested}
     blamed: dict[str, set[str]] = {}
@@ -77,7 +83,9 @@ class _Data:
     """The check output's blame input, read once: conflict_set/4 and answer_held/4 rows by agent,
     tested_answers/3 rows (agent, capability in `query`) and, for clingo, each line's symbol."""
 
-    def __init__(self, engine: str, lines: dict[str, set[str]]) -> None:
+    def __init__(
+        self, engine: str, lines: dict[str, set[str]], symbols: Mapping[str, Mapping[str, clingo.Symbol]]
+    ) -> None:
         self.engine = engine
         self.conflicts: dict[str, list[Row]] = {}
         self.held: dict[str, list[Row]] = {}
@@ -90,9 +98,10 @@ class _Data:
         self.tested = [_held_row(line, 3) for line in sorted(lines["tested_answers"])]
         self.groups = _row_groups([r for rows in self.conflicts.values() for r in rows])  # before reduce
         self.symbol: dict[str, clingo.Symbol] = {}
-        if engine == "clingo":
-            for rows in (*self.conflicts.values(), *self.held.values()):
-                self.symbol.update((r.line, clingo.parse_term(r.line)) for r in rows)
+        if engine == "clingo":  # the check's own symbols, else each line read by clingo's parser
+            for name in ("conflict_set", "answer_held", "tested_answers"):
+                given = symbols.get(name, {})
+                self.symbol.update((line, given.get(line) or clingo.parse_term(line)) for line in lines[name])
 
 
 def blame_round(data: _Data, agents: list[str], shared: list[str], exact_max: int) -> set[str]:
@@ -188,40 +197,58 @@ def diagnose_in_batches(
     big: list[str],
     shared: list[str],
 ) -> set[str]:
-    """diagnose() on clingo, whole groups at a time (about BATCH_ANSWERS answers a batch): the
-    conflict set rows `kept`, and the answer_held/4 rows and big/2 lines of each batch's answers."""
+    """diagnose() on clingo: the groups too large to optimise (their answers in big/2 lines) in one
+    program without a search (big.lp), the others whole groups at a time (about BATCH_ANSWERS
+    answers a batch: diagnose.lp). `kept`: the conflict set rows; `held`: the answer_held/4 rows of
+    the answers, for their weights."""
+    big_answers = {tuple(_fields(line, 2)) for line in big}
     batch_of: dict[tuple[str, str], int] = {}
     size, batch = 0, 0
     for ag, qs in groups:
+        if (ag, qs[0]) in big_answers:
+            continue
         if size >= BATCH_ANSWERS:
             batch, size = batch + 1, 0
         batch_of.update(((ag, q), batch) for q in qs)
         size += len(qs)
-    rows: dict[int, tuple[list[Row], list[Row], list[str]]] = {
-        b: ([], [], []) for b in set(batch_of.values())
-    }
+    rows: dict[int, tuple[list[Row], list[Row]]] = {b: ([], []) for b in set(batch_of.values())}
+    big_rows: list[Row] = []
     for r in kept:
-        rows[batch_of[(r.agent, r.query)]][0].append(r)
+        found = batch_of.get((r.agent, r.query))
+        if found is not None:
+            rows[found][0].append(r)
+        else:
+            big_rows.append(r)
     for r in held:
         found = batch_of.get((r.agent, r.query))
         if found is not None:
             rows[found][1].append(r)
-    for line in big:
-        ag, q = _fields(line, 2)
-        rows[batch_of[(ag, q)]][2].append(line)
     out: set[str] = set()
-    for conflicts, batch_held, batch_big in rows.values():
+    if big_rows:  # every answer of these rows is big: big_only.lp says so instead of big/2 lines
+        session = Session("clingo", tables=False).load(BLAME_DIR / "big_only.lp")
+        out |= {
+            "blamed" + str(sym)[len("big_blamed") :]
+            for sym in _add_rows(session, data, big_rows, []).symbols()
+        }
+
+    # The rates' part of the weights, worked out once for every batch (rate_cost.lp)
+    costs = Session("clingo", tables=False).load(BLAME_DIR / "rate_cost.lp").add_lines(shared)
+    cost_rows = costs.show(("rate_cost", 3)).symbols()
+    params = [line for line in shared if line.startswith("param(")]
+    for conflicts, batch_held in rows.values():
         session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp")
-        _add_rows(session, data, conflicts, batch_held).add_lines([*batch_big, *shared])
-        out |= _clingo_blamed(session)
+        _add_rows(session, data, conflicts, batch_held).add_rows("rate_cost", 3, cost_rows)
+        out |= _clingo_blamed(session.add_lines(params))
     return out
 
 
 def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:
     """blamed(Ag, Q, certain | possible) lines from one round of diagnosis."""
     if engine == "clingo":
-        session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp")
-        return _clingo_blamed(session.add_lines(given))
+        session = Session("clingo", tables=False, options=OPTIMUM)
+        return _clingo_blamed(
+            session.load(BLAME_DIR / "diagnose.lp", BLAME_DIR / "rate_cost.lp").add_lines(given)
+        )
     out: set[str] = set()
     for line in _prolog("ml_blame:ml_blame_diagnose", [*given, *parts]):
         ag, q, kind = (str(a) for a in clingo.parse_term(line).arguments)
@@ -247,15 +274,22 @@ def estimate(data: _Data, agents: list[str], given: list[str]) -> tuple[set[str]
     for the agents' tested answers and the blamed/3 lines in `given` (with the answer_held/4 rows
     of those answers, which say their capability)."""
     wanted = set(agents)
-    tested = [r.line for r in data.tested if r.agent in wanted]
+    tested = [r for r in data.tested if r.agent in wanted]
     blamed = {(f[0], f[1]) for f in (_fields(line, 3) for line in given if line.startswith("blamed("))}
     held = [r for ag in agents for r in data.held.get(ag, []) if (r.agent, r.query) in blamed]
     if data.engine == "clingo":
         session = Session("clingo", tables=False).load(BLAME_DIR / "rates.lp")
-        _add_rows(session, data, [], held).add_lines([*tested, *given])
+        session.add_rows("tested_answers", 3, [data.symbol[r.line] for r in tested])
+        blamed_lines = [line for line in given if line.startswith("blamed(")]
+        session.add_rows("blamed", 3, [clingo.parse_term(line) for line in blamed_lines])
+        _add_rows(session, data, [], held).add_lines(
+            [line for line in given if not line.startswith("blamed(")]
+        )
         found = {str(s) for s in session.symbols()}
     else:
-        found = _prolog("ml_blame:ml_blame_estimate", [*tested, *(r.line for r in held), *given])
+        found = _prolog(
+            "ml_blame:ml_blame_estimate", [*(r.line for r in tested), *(r.line for r in held), *given]
+        )
     counts = {line for line in found if line.startswith("blame_count(")}
     rates = {}
     for line in found - counts:

@@ -172,7 +172,8 @@ def run_check(
         raise input_errors(out, facts)
     values = {name: params.get(name, p.default) for name, p in rules.params.items()}
     for each in outputs:  # each engine blames on its own: both must agree on the blame too
-        run_blame(each.engine, each.lines, values)
+        run_blame(each.engine, each.lines, values, each.symbols)
+        each.symbols = {}  # read: blame does not need them again
     if len(outputs) == 2:
         ensure_agreement(outputs[0], outputs[1])
     out = outputs.pop(0)

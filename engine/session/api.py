@@ -267,13 +267,15 @@ class Session:
         ctl = self.ground()._clingo()
         conf = ctl.configuration.solve
         conf.opt_mode, conf.enum_mode, conf.models = "optN", mode, "0"  # type: ignore[union-attr]
-        found: list[clingo.Symbol] = []
+        found: list[Sequence[clingo.Symbol]] = [[]]
 
         def keep(model: clingo.Model) -> None:  # the last model holds the consequences
-            found[:] = model.symbols(shown=True)
+            # model.symbols() copies the model into a buffer of its own and makes a Python object of
+            # a symbol only when it is read: keeping the sequence, only the last model is read.
+            found[0] = model.symbols(shown=True)
 
         ctl.solve(on_model=keep)
-        return found
+        return list(found[0])
 
     @property
     def satisfiable(self) -> bool:

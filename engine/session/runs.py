@@ -17,6 +17,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import clingo
+
 from metalogic.engine.rules.loader import RuleSet
 from metalogic.engine.schema import RESULTS as RESULTS  # the result predicates: one table, in schema.py
 from metalogic.engine.session.api import Session, param_facts
@@ -33,10 +35,17 @@ def wanted(detail: bool) -> dict[str, int]:
     return {k: a for k, a in RESULTS.items() if detail or k not in DETAIL_RESULTS}
 
 
+# What blame reads from the check (engine/check/blame.py): on clingo the symbols are kept beside the
+# lines, so that blame hands them to its programs without reading the lines again.
+BLAME_INPUTS = ("conflict_set", "answer_held", "tested_answers")
+
+
 @dataclass
 class EngineOutput:
     engine: str
     lines: dict[str, set[str]] = field(default_factory=lambda: {k: set() for k in RESULTS})
+    # line -> symbol of the BLAME_INPUTS predicates; empty where the lines are all there is
+    symbols: dict[str, dict[str, clingo.Symbol]] = field(default_factory=dict)
 
 
 def run_clingo(rules: RuleSet, program: str, params: Mapping[str, int], detail: bool = True) -> EngineOutput:
@@ -49,8 +58,13 @@ def _clingo_lines(session: Session, params: Mapping[str, int], detail: bool) -> 
     session.add(param_facts(params)).show(*wanted(detail).items())
     out = EngineOutput("clingo")
     lines = out.lines
+    kept: dict[str, dict[str, clingo.Symbol]] = {name: {} for name in BLAME_INPUTS}
     for sym in session.symbols():
-        lines[sym.name].add(str(sym))
+        name, text = sym.name, str(sym)
+        lines[name].add(text)
+        if name in kept:
+            kept[name][text] = sym
+    out.symbols = kept
     return out
 
 
