@@ -85,6 +85,20 @@ def test_a_users_mr_cannot_join_the_paper_set(tmp_path: Path) -> None:
     )
     assert code == 0, err
     assert violations(tmp_path / "o") == [("height(q1,q2,q3)", "not_above")]
+    # its set is a name --mrs takes (the declarations list the sets; nothing else must name it)
+    code, _out, err = run_cli(
+        "check", str(facts), "--rules", str(rules), "--mrs", "mine", "--out", str(tmp_path / "m")
+    )
+    assert code == 0, err
+    assert violations(tmp_path / "m") == [("height(q1,q2,q3)", "not_above")]
+    code, _out, err = run_cli("check", str(facts), "--rules", str(rules), "--mrs", "mien")
+    assert code == 2
+    assert err == (
+        "error: unknown MR or set of MRs 'mien' in --mrs\n"
+        "  expected: all, mine, paper, anchored, across, joint, user, or MR ids such as mr1 "
+        "(comma-separated)\n"
+        "  fix: did you mean mine?\n"
+    )
 
 
 def test_a_prolog_twin_calling_an_undefined_predicate_is_refused_where_no_run_reaches_it(

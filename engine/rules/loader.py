@@ -268,7 +268,11 @@ def _shown_where(where: str) -> str:
     return display_path(Path(path)) + sep + rest
 
 
-MR_SETS = ("paper", "anchored", "across", "joint", "user")
+def set_names(rules: RuleSet) -> list[str]:
+    """The MR sets `--mrs` accepts: each set an MR of `rules` declares (mr_set/2 in its .decl, a
+    user's own sets included) and `user` (the MRs added with --rules), in the order the MRs name
+    them. The declarations are the list: a new set needs no name added here."""
+    return list(dict.fromkeys([*(s for m in rules.mrs for s in m.sets), "user"]))
 
 
 def select_mrs(rules: RuleSet, spec: str | Sequence[str] = "all") -> RuleSet:
@@ -281,17 +285,18 @@ def select_mrs(rules: RuleSet, spec: str | Sequence[str] = "all") -> RuleSet:
     if not words or "all" in words:
         return rules
     ids = {m.id for m in rules.mrs}
+    sets = set_names(rules)
     chosen: set[str] = set()
     for w in words:
-        if w in MR_SETS:
+        if w in sets:
             chosen |= {m.id for m in rules.mrs if w in m.sets}
         elif w in ids:
             chosen.add(w)
         else:
-            names = ["all", *MR_SETS, *sorted(ids)]
+            names = ["all", *sets, *sorted(ids)]
             raise MetalogicError.single(
                 f"unknown MR or set of MRs '{w}' in --mrs",
-                expected="all, " + ", ".join(MR_SETS) + ", or MR ids such as mr1 (comma-separated)",
+                expected="all, " + ", ".join(sets) + ", or MR ids such as mr1 (comma-separated)",
                 fix=did_you_mean(w, names) or "run 'metalogic mrs' to list the MRs and their sets",
             )
     if not chosen:
