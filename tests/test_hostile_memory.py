@@ -8,11 +8,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_memory_helpers import add_cards
 
 from helpers import run_cli
 from helpers_agents import write_run
 from helpers_hostile import Script, hostile_server
+from helpers_memory import add_cards
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.terms import Fun
 from metalogic.memory.bank import Bank

@@ -406,3 +406,16 @@ def test_the_parameter_rule_is_stated_once_in_the_rules() -> None:
         p.relative_to(LOGIC_DIR).as_posix() for p in LOGIC_DIR.rglob("*.*p*") if rule.search(p.read_text())
     )
     assert stated == ["core/param_rule.lp", "core/param_rule.pl", "memory/param_rule.pl"]
+
+
+def test_one_random_facts_generator_and_no_test_imports_another() -> None:
+    """Random worlds come from engine/audit/random_facts.py alone (the audit, the shard probes and
+    the tests use it); shared test code lives in the helpers modules, never in a test module."""
+    wrong = []
+    for path in sorted((ROOT / "tests").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("test_"):
+                wrong.append(f"{path.name} imports {node.module}")
+            if isinstance(node, ast.ClassDef) and node.name == "World":
+                wrong.append(f"{path.name} defines a random world generator")
+    assert wrong == []

@@ -7,9 +7,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from test_memory_helpers import add_cards, give_visits
 
 from helpers import run_cli
+from helpers_memory import add_cards, give_visits
 from metalogic.engine.errors import MetalogicError
 from metalogic.memory.bank import Bank
 from metalogic.memory.logic import trs_update

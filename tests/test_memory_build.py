@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 import pytest
-from test_memory_helpers import make_run
 
 from helpers import run_cli
+from helpers_memory import make_run
 from metalogic.memory.bank import Bank
 from metalogic.memory.logic import trs_update
 

@@ -8,9 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
-from test_memory_helpers import add_cards, give_visits, make_run
 
 from helpers import run_cli
+from helpers_memory import add_cards, give_visits, make_run
 from metalogic.memory.bank import Bank
 
 pytest.importorskip("hnswlib", reason="the memory extra (hnswlib) is not installed")

@@ -11,9 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from test_memory_helpers import digest, make_run
 
 from helpers import run_cli
+from helpers_memory import digest, make_run
 
 pytest.importorskip("hnswlib", reason="the memory extra (hnswlib) is not installed")
 pytest.importorskip("llama_cpp", reason="llama-cpp-python (the agents extra) is not installed")

@@ -104,8 +104,7 @@ def test_reading_a_models_reflection() -> None:
 def test_the_task_text_is_the_same_at_build_and_at_deployment(tmp_path: Path) -> None:
     """The card's task (build) and the text context_for embeds from the agent's prompt (deployment)
     are one and the same: the question and its options, without the views."""
-    from test_memory_helpers import make_run
-
+    from helpers_memory import make_run
     from metalogic.agents.prompts import PREAMBLE, PromptBuilder, PromptOptions
     from metalogic.agents.rundir import load_run
     from metalogic.memory.build import task_texts

@@ -14,9 +14,9 @@ import statistics
 from pathlib import Path
 
 import pytest
-from test_memory_helpers import add_cards, digest, give_visits
 
 from helpers import run_cli
+from helpers_memory import add_cards, digest, give_visits
 from metalogic.engine.errors import MetalogicError
 from metalogic.memory.bank import Bank
 from metalogic.memory.retrieve import Settings, context_for, deployment_bank, retrieve, retrieve_vector

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from test_differential import make_batch, ruleset
 
-from helpers import EXAMPLES, run_cli
+from helpers import EXAMPLES, make_batch, ruleset, run_cli
 from metalogic.engine.check.run import resolve_params
 from metalogic.engine.facts import display_path, read_facts
 from metalogic.engine.results import split_args
@@ -258,15 +258,19 @@ def test_the_trajectory_probe_sees_a_violation_that_reads_another_trajectory(tmp
     rules = load_ruleset([folder])
     assert cross_trajectory_cases(rules) == {}
     found = trajectory_dependence(rules, engine="clingo")
-    assert found == {
-        "across": "the line violation(ag0,peek(probe11bq6),across,sc2a,differs) comes only when they are "
-        "checked together"
-    }
+    assert list(found) == ["across"]
+    line = re.fullmatch(
+        r"the line (violation\(.+\)) comes only when they are checked together", found["across"]
+    )
+    assert line and re.fullmatch(
+        r'violation\(("ag"|ag|bot_2|".*"),peek\(probe\d+[ab]q\d+\),across,sc2a,differs\)', line[1]
+    )
     code, out, err = run_cli("check", str(EXAMPLES), "--rules", str(folder), "--workers", "2")
     assert code == 2 and out == ""
     assert err.startswith(
         f"error: {display_path(folder / 'across.lp')}: MR across makes test cases from queries of two "
-        "trajectories (on a probe world: on clingo, the line violation(ag0,peek(probe11bq6),"
+        f"trajectories (on a probe world: on clingo, the line {line[1]} comes only when they are checked "
+        "together"
     )
 
 
@@ -369,7 +373,9 @@ def test_a_worker_killed_without_a_result_gives_one_clear_error(monkeypatch: pyt
     assert shards.shard_count(len(facts), 2) >= 6
     with pytest.raises(MetalogicError) as err:
         shards.run_sharded("clingo", [], facts, {}, 2)
-    assert len(killed) == 2  # the two started at once; their failure drops the shards after them
+    # at most the two that start at once (the second may not start: the first's failure can come
+    # first), and never the four or more shards after them, which the failure drops
+    assert 1 <= len(killed) <= 2
     assert err.value.render() == (
         "the worker process checking shard 1 ended without a result (killed by SIGKILL)\n"
         "  expected: every worker to send back its shard's result lines\n"
@@ -465,7 +471,7 @@ def test_rules_that_compare_agents_keep_a_big_trajectory_whole(
     folder = crowd_rules(tmp_path)
     rules = load_ruleset([folder])
     found = shards.agent_dependence(rules)
-    assert found is not None and found.startswith("violation rows of agent ag")
+    assert found is not None and found.startswith("violation rows of agent ")
     assert not shards.agents_apart(rules)
     facts = crowd_facts()
     whole, _ = plan_shards(facts, 40, by_agent=False)
@@ -494,6 +500,6 @@ def test_the_agent_probe_runs_on_the_engine_that_checks(
     rules = load_ruleset([folder])
     assert shards.agent_dependence(rules, engine="clingo") is None
     found = shards.agent_dependence(rules, engine="prolog")
-    assert found is not None and found.startswith("violation rows of agent ag")
+    assert found is not None and found.startswith("violation rows of agent ")
     assert shards.agents_apart(rules) and not shards.agents_apart(rules, engine="prolog")
     assert_sharded_as_one("prolog", folder, crowd_facts(), monkeypatch)

@@ -8,9 +8,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_differential import make_batch
 
-from helpers import EXAMPLES
+from helpers import EXAMPLES, make_batch
 from metalogic.engine import facts as facts_mod
 from metalogic.engine.check.run import run_check
 from metalogic.engine.errors import MetalogicError

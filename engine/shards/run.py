@@ -108,9 +108,11 @@ def probe_copies(seeds: int = PROBE_SEEDS) -> tuple[str, str]:
 
     def copies(copy: str, answer_seed: int) -> str:
         return "".join(
-            f"trajectory(probe{seed}{copy}, probe_scene).\n"
-            + random_program(
-                random.Random(seed), f"probe{seed}{copy}", answers=random.Random(answer_seed + seed)
+            random_program(
+                random.Random(seed),
+                f"probe{seed}{copy}",
+                answers=random.Random(answer_seed + seed),
+                scene="probe_scene",
             )
             for seed in range(seeds)
         )
@@ -181,8 +183,7 @@ def agent_dependence(
     from metalogic.engine.audit.random_facts import random_program
 
     program = "".join(
-        f"trajectory(probe{seed}, probe_scene).\n" + random_program(random.Random(seed), f"probe{seed}")
-        for seed in range(seeds)
+        random_program(random.Random(seed), f"probe{seed}", scene="probe_scene") for seed in range(seeds)
     )
     lines = program.splitlines(keepends=True)
     params = params or {}
