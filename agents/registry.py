@@ -1,14 +1,6 @@
-"""Agents by name: `KIND[:ARG]` specs, registered here and imported only when used.
-
-openai:<model>     any OpenAI-compatible endpoint (--base-url, key from the environment)
-vllm:<model>       offline vLLM on local GPUs, guided decoding
-llamacpp[:<gguf>]  a local GGUF model on the CPU; alone: the packaged Gemma 3 270M
-oracle             the truth, from ground-truth facts
-noisy:<p>          the truth with each answer replaced at rate p by another valid value
-random             a uniformly random valid value
-biased:<kind>      the truth distorted in one consistent way (constant, mirror, nearfar, updown,
-                   turnmap[:Q], scale:K, stale, shuffle)
-"""
+"""Agents by name: a `KIND[:ARG]` spec, checked against the kinds of agents/kinds.py (the one table
+of them, with each kind's factory), built with the settings a user chose, its factory imported only
+when used. The model agents share model_agent(): prompts, the reply cache, retries, concurrency."""
 
 from __future__ import annotations
 

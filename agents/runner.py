@@ -26,7 +26,7 @@ from metalogic.agents.base import Agent, Answer, Question
 from metalogic.agents.registry import AgentSettings, build_agent
 from metalogic.agents.rundir import RunDir, load_run
 from metalogic.agents.store import AnswerStore
-from metalogic.engine.files import write_text_whole
+from metalogic.engine.whole_files import write_text_whole
 
 FLUSH_EVERY_S = 0.5  # journal free answers at least this often
 SNAPSHOT_EVERY_S = 2.0  # rewrite the facts file at most this often while running

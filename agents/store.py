@@ -23,8 +23,8 @@ from typing import IO, Any
 from metalogic.agents.base import Answer, Question
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.files import write_text_whole
 from metalogic.engine.terms import RESERVED_ATOMS, Atom, ParseError, Str, Term, parse_term, quote, text
+from metalogic.engine.whole_files import write_text_whole
 
 MAX_RAW = 4000  # characters of a raw reply kept in the facts file (the journal keeps all of it)
 MAX_NAME = 200  # characters of an agent name (it is on every line of the facts file)

@@ -320,7 +320,7 @@ def out_format(path: str) -> str:
 
 
 def write_outputs(cmp: Comparison, outs: Sequence[str]) -> list[Path]:
-    from metalogic.engine.files import write_bytes_whole
+    from metalogic.engine.whole_files import write_bytes_whole
 
     render = {"csv": render_csv, "json": render_json, "markdown": render_markdown}
     texts = {Path(p): render[out_format(p)](cmp) for p in outs}  # every name checked before writing

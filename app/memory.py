@@ -485,7 +485,7 @@ def compare_command(
     result = compare(run_dir, spec, bank_dir, base, k=k, eta=eta)
     click.echo(render(result))
     if out_file:
-        from metalogic.engine.files import write_text_whole
+        from metalogic.engine.whole_files import write_text_whole
 
         write_text_whole(Path(out_file), json.dumps(result.as_json(), indent=1) + "\n")
         click.echo(f"wrote {out_file}")

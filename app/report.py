@@ -35,12 +35,12 @@ from metalogic.engine.check.reuse import open_check
 from metalogic.engine.check.writer import canon
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.files import write_bytes_whole
 from metalogic.engine.paths import frame_place
 from metalogic.engine.results import label, split_args
 from metalogic.engine.schema import QUERY_KINDS, STATE
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
+from metalogic.engine.whole_files import write_bytes_whole
 
 THUMB_WIDTH = 320  # pixels; frames are shrunk to this width before they are embedded
 

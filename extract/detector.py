@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.files import write_text_whole
 from metalogic.engine.schema import SIMULATED
+from metalogic.engine.whole_files import write_text_whole
 from metalogic.extract.boxes import match_frame
 from metalogic.extract.evaluate import Score
 from metalogic.extract.importers import read_image

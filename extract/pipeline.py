@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.files import write_text_whole
+from metalogic.engine.whole_files import write_text_whole
 from metalogic.extract.boxes import Detection
 from metalogic.extract.evaluate import Score, score_trajectory
 from metalogic.extract.scene_facts import MIN_TRACK_STATES, scene_facts

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from metalogic.engine.files import replace_whole
+from metalogic.engine.whole_files import replace_whole
 
 if TYPE_CHECKING:
     import numpy as np

@@ -13,8 +13,8 @@ from pathlib import Path
 from metalogic.agents.rundir import _read_meta
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path, read_facts
-from metalogic.engine.files import write_text_whole
 from metalogic.engine.results import split_args
+from metalogic.engine.whole_files import write_text_whole
 
 
 def _first(fact: str) -> str:

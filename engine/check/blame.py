@@ -101,7 +101,8 @@ class _Data:
         if engine == "clingo":  # the check's own symbols, else each line read by clingo's parser
             for name in ("conflict_set", "answer_held", "tested_answers"):
                 given = symbols.get(name, {})
-                self.symbol.update((line, given.get(line) or clingo.parse_term(line)) for line in lines[name])
+                for line in lines[name]:
+                    self.symbol[line] = given[line] if line in given else clingo.parse_term(line)
 
 
 def blame_round(data: _Data, agents: list[str], shared: list[str], exact_max: int) -> set[str]:
@@ -118,9 +119,9 @@ def blame_round(data: _Data, agents: list[str], shared: list[str], exact_max: in
     kept = [r for r in members if (r.agent, r.query) not in out]
     small = [(ag, qs) for ag, qs in data.groups if ag in agents and len(qs) <= exact_max]
     groups = sorted([*small, *_row_groups([r for r in kept if (r.agent, r.query) in large])])
-    big, parts = _groups(groups, exact_max)
     if data.engine == "clingo":
-        return diagnose_in_batches(data, groups, kept, held, big, shared)
+        return diagnose_in_batches(data, groups, kept, held, exact_max, shared)
+    big, parts = _groups(groups, exact_max)
     given = [*(r.line for r in kept), *(r.line for r in held), *big, *shared]
     return diagnose(data.engine, given, parts)
 
@@ -194,18 +195,17 @@ def diagnose_in_batches(
     groups: list[tuple[str, list[str]]],
     kept: list[Row],
     held: list[Row],
-    big: list[str],
+    exact_max: int,
     shared: list[str],
 ) -> set[str]:
-    """diagnose() on clingo: the groups too large to optimise (their answers in big/2 lines) in one
-    program without a search (big.lp), the others whole groups at a time (about BATCH_ANSWERS
+    """diagnose() on clingo: the groups too large to optimise (over exact_max answers) in one
+    program without a search (big_only.lp), the others whole groups at a time (about BATCH_ANSWERS
     answers a batch: diagnose.lp). `kept`: the conflict set rows; `held`: the answer_held/4 rows of
     the answers, for their weights."""
-    big_answers = {tuple(_fields(line, 2)) for line in big}
     batch_of: dict[tuple[str, str], int] = {}
     size, batch = 0, 0
     for ag, qs in groups:
-        if (ag, qs[0]) in big_answers:
+        if len(qs) > exact_max:  # left to big_only.lp
             continue
         if size >= BATCH_ANSWERS:
             batch, size = batch + 1, 0

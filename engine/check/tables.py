@@ -13,9 +13,9 @@ import polars as pl
 
 from metalogic.engine.check.run import CheckResult, wilson
 from metalogic.engine.errors import MetalogicError
-from metalogic.engine.files import replace_whole
 from metalogic.engine.results import first_arg, label, split_args
 from metalogic.engine.vocab import vocabulary
+from metalogic.engine.whole_files import replace_whole
 
 FORMATS = ("csv", "json", "parquet")
 
@@ -417,7 +417,7 @@ def _write_json_rows(df: pl.DataFrame, path: Path, batch: int = 20_000) -> None:
 
 
 def write_file(path: Path, write: Callable[[Path], object]) -> None:
-    """Write a file whole or not at all (engine/files.py); a failing write (disk full, permissions)
+    """Write a file whole or not at all (engine/whole_files.py); a failing write (disk full, permissions)
     is one clear error, with nothing left behind."""
     try:
         replace_whole(path, write)

@@ -12,9 +12,9 @@ from pathlib import Path
 from metalogic.engine import schema
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import FactSet, display_path
-from metalogic.engine.files import write_all_whole
 from metalogic.engine.generate.combos import Query
 from metalogic.engine.terms import Fun, parse_term, text
+from metalogic.engine.whole_files import write_all_whole
 
 # ---- query ids -------------------------------------------------------------------------------
 
@@ -87,7 +87,7 @@ def check_out_dir(facts_dir: Path, out: Path) -> None:
 
 
 def write_atomically(files: dict[Path, str]) -> None:
-    """Write every file of the run folder so that they appear together (engine/files.py); a failure
+    """Write every file of the run folder so that they appear together (engine/whole_files.py); a failure
     is one clear error, with nothing written."""
     try:
         write_all_whole(files)

@@ -1,6 +1,7 @@
-% Blame on SWI-Prolog: the twin of diagnose.lp, weights.lp and rates.lp. engine/check/blame.py hands both
-% engines the same input lines; here they are read as data (read_term, never called) and the
-% result lines are printed as clingo prints them (the driver's ml_emit/2).
+% Blame on SWI-Prolog: the twin of diagnose.lp (with big.lp), weights.lp (with rate_cost.lp),
+% reduce.lp and rates.lp. engine/check/blame.py hands both engines the same input lines; here they
+% are read as data (read_term, never called) and the result lines are printed as clingo prints them
+% (the driver's ml_emit/2).
 %
 % clingo optimises over all answers at once; here each group of linked answers (part/3, the groups
 % engine/check/blame.py finds) is searched on its own by branch and bound, which gives the same optimum

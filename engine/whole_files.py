@@ -4,13 +4,16 @@ writes its outputs through these helpers, so the rule is stated once."""
 
 from __future__ import annotations
 
+import functools
 import os
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
 
+@functools.cache
 def _umask() -> int:
+    """The process's umask, read once (reading it means setting it, which must not race a write)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
