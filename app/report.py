@@ -22,6 +22,7 @@ from typing import Any
 import click
 
 from metalogic import __version__
+from metalogic.app import charts
 from metalogic.app.options import (
     agent_filter_option,
     as_checked_engine_option,
@@ -332,6 +333,7 @@ def build_report(
         "violations": entries,
         "images": images,
     }
+    data["charts"] = charts.describe_all(data)
     return Report(chk, data, notes)
 
 

@@ -2,8 +2,9 @@
 
 The page (app/report_assets/: page.html, report.css, report.js) embeds the report data as JSON
 and draws every chart as inline SVG with a small script; frames are JPEG data URLs. Nothing is
-fetched when the page is viewed, so it works offline and can be mailed as one file. The PNGs
-(matplotlib) show the same views for papers and slides.
+fetched when the page is viewed, so it works offline and can be mailed as one file. Each chart is
+described once (app/charts.py); the PNGs (matplotlib) draw the same descriptions for papers and
+slides.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from metalogic.app import charts
 from metalogic.engine.errors import MetalogicError
 
 if TYPE_CHECKING:
@@ -186,124 +188,6 @@ def _share_table(d: dict[str, Any]) -> str:
     return _table(["SC", "viol.", *cols], body, set(range(1, len(cols) + 2)))
 
 
-# --- PNG plots (matplotlib, Agg backend) ---
-
-
 def render_plots(data: dict[str, Any]) -> dict[str, bytes]:
-    """name -> PNG bytes: scores heatmap, radar charts, MR share and (with truth) accuracy."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    out = {}
-    agents, scs = data["meta"]["agents"], data["meta"]["sc_order"]
-    if agents and scs:
-        out["scores_heatmap"] = _scores_heatmap(data, agents, scs)
-        out["radar"] = _radars(data, agents, scs)
-        out["mr_share"] = _mr_share(data, scs)
-    if any(r["sc"] == "all" and r["accuracy"] is not None for r in data["accuracy"]):
-        out["accuracy"] = _accuracy(data)
-    return out
-
-
-def _png(fig: Any) -> bytes:
-    import matplotlib.pyplot as plt
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=120, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-    return buf.getvalue()
-
-
-def _scores_heatmap(data: dict[str, Any], agents: list[str], scs: list[str]) -> bytes:
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    by = {(r["agent"], r["sc"]): r for r in data["scores"] if r["cases"]}
-    grid = np.full((len(agents), len(scs)), np.nan)
-    for i, a in enumerate(agents):
-        for j, sc in enumerate(scs):
-            if (a, sc) in by:
-                grid[i, j] = by[(a, sc)]["score"]
-    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(scs), 0.8 + 0.45 * len(agents)))
-    im = ax.imshow(grid, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
-    for (i, j), v in np.ndenumerate(grid):
-        ax.text(j, i, "-" if math.isnan(v) else f"{v:.2f}", ha="center", va="center", fontsize=9)
-    ax.set_xticks(range(len(scs)), [sc.upper() for sc in scs])
-    ax.set_yticks(range(len(agents)), agents)
-    ax.set_title("Spatial cognition score")
-    fig.colorbar(im, ax=ax, fraction=0.04)
-    return _png(fig)
-
-
-def _radars(data: dict[str, Any], agents: list[str], scs: list[str]) -> bytes:
-    import matplotlib.pyplot as plt
-
-    cols = min(4, len(agents))
-    rows = math.ceil(len(agents) / cols)
-    fig = plt.figure(figsize=(3.2 * cols, 3.2 * rows))
-    angles = [2 * math.pi * k / len(scs) for k in range(len(scs))]
-    for n, agent in enumerate(agents):
-        ax: Any = fig.add_subplot(rows, cols, n + 1, projection="polar")  # a PolarAxes
-        ax.set_theta_offset(math.pi / 2)  # the first capability at the top, then clockwise
-        ax.set_theta_direction(-1)
-        by = {r["sc"]: r for r in data["scores"] if r["agent"] == agent and r["cases"]}
-        pts = [(angles[k], by[sc]["score"]) for k, sc in enumerate(scs) if sc in by]
-        if pts:
-            xs, ys = zip(*(pts + pts[:1]), strict=True)
-            ax.plot(xs, ys, color="#2563eb")
-            ax.fill(xs, ys, color="#2563eb", alpha=0.2)
-        ax.set_xticks(angles, [sc.upper() for sc in scs], fontsize=8)
-        ax.set_ylim(0, 1)
-        ax.set_yticks([0.25, 0.5, 0.75, 1.0], ["", "0.5", "", "1"], fontsize=7)
-        ax.set_title(agent, fontsize=10)
-    fig.tight_layout()
-    return _png(fig)
-
-
-def _mr_share(data: dict[str, Any], scs: list[str]) -> bytes:
-    import matplotlib.pyplot as plt
-    import numpy as np
-
-    mrs = [m["id"] for m in data["meta"]["mrs"]] + ["invalid"]
-    counts = np.zeros((len(mrs), len(scs)))
-    for r in data["mr_errors"]:
-        if r["mr"] in mrs and r["sc"] in scs:
-            counts[mrs.index(r["mr"]), scs.index(r["sc"])] += r["violations"]
-    totals = counts.sum(axis=0)
-    share = np.divide(counts, totals, out=np.zeros_like(counts), where=totals > 0)
-    fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(scs), 0.8 + 0.45 * len(mrs)))
-    ax.imshow(share, cmap="Blues", vmin=0, vmax=1, aspect="auto")
-    for (i, j), v in np.ndenumerate(share):
-        if counts[i, j]:
-            ax.text(
-                j,
-                i,
-                f"{100 * v:.0f}%",
-                ha="center",
-                va="center",
-                fontsize=9,
-                color="white" if v > 0.6 else "black",
-            )
-    ax.set_xticks(range(len(scs)), [sc.upper() for sc in scs])
-    ax.set_yticks(range(len(mrs)), [m.upper() if m != "invalid" else "invalid answer" for m in mrs])
-    ax.set_title("Share of each capability's violations found by each MR")
-    return _png(fig)
-
-
-def _accuracy(data: dict[str, Any]) -> bytes:
-    import matplotlib.pyplot as plt
-
-    rows = [r for r in data["accuracy"] if r["sc"] == "all" and r["accuracy"] is not None]
-    fig, ax = plt.subplots(figsize=(4.6, 4.2))
-    ax.plot([0, 1], [0, 1], ls="--", color="#bbb", lw=1)
-    for r in rows:
-        if r["consistency"] is None:
-            continue
-        ax.scatter(r["consistency"], r["accuracy"], color="#2563eb")
-        ax.annotate(r["agent"], (r["consistency"], r["accuracy"]), textcoords="offset points", xytext=(5, 5))
-    ax.set_xlim(-0.02, 1.05)
-    ax.set_ylim(-0.02, 1.05)
-    ax.set_xlabel("consistency (MR score)")
-    ax.set_ylabel("accuracy (ground truth)")
-    ax.set_title("Accuracy beside consistency")
-    return _png(fig)
+    """name -> PNG bytes of each chart the page shows, drawn from the same descriptions."""
+    return {chart["name"]: charts.png(chart) for chart in data["charts"]}

@@ -4,8 +4,7 @@
 "use strict";
 const D = JSON.parse(document.getElementById("report-data").textContent);
 const SVGNS = "http://www.w3.org/2000/svg";
-const META = D.meta, SCS = META.sc_order, AGENTS = META.agents;
-const MR_BY_ID = Object.fromEntries(META.mrs.map(m => [m.id, m]));
+const META = D.meta, AGENTS = META.agents;
 
 function put(e, attrs, kids) {
   for (const [k, v] of Object.entries(attrs || {})) {
@@ -27,114 +26,100 @@ const pct = x => (x === null || x === undefined) ? "\u2013" : (100 * x).toFixed(
 const num = (x, d = 2) => (x === null || x === undefined) ? "\u2013" : x.toFixed(d);
 const capName = sc => META.capabilities[sc] || sc;
 
-function mix(stops, v) {
-  let i = 0;
-  while (i < stops.length - 2 && v > stops[i + 1][0]) i++;
-  const [a, ca] = stops[i], [b, cb] = stops[i + 1];
-  const t = Math.max(0, Math.min(1, (v - a) / (b - a)));
-  return "rgb(" + ca.map((x, j) => Math.round(x + (cb[j] - x) * t)).join(",") + ")";
-}
-const scoreColor = v => (v === null || v === undefined) ? "#e4e7eb"
-  : mix([[0, [215, 48, 39]], [0.5, [254, 224, 139]], [1, [26, 152, 80]]], v);
-const shareColor = v => mix([[0, [247, 251, 255]], [1, [33, 102, 172]]], v);
-function ink(rgb) {
-  const m = rgb.match(/\d+/g);
-  if (!m) return "#1f2933";
-  const [r, g, b] = m.map(Number);
-  return (0.299 * r + 0.587 * g + 0.114 * b) > 150 ? "#1f2933" : "#ffffff";
-}
-
-// A grid of coloured cells; cell(r, c) gives {fill, text, tip} or null for an empty cell.
-function grid(rows, cols, rowLabel, colLabel, cell, id) {
+// A grid of coloured cells, drawn from its description (app/charts.py builds every chart's).
+function grid(p) {
   const cw = 100, ch = 34, top = 56;
-  const left = 16 + 7.2 * Math.max(6, ...rows.map(r => rowLabel(r).length));
-  const svg = s("svg", {id, width: left + cw * cols.length + 4, height: top + ch * rows.length + 4,
-                        role: "img", class: "grid"});
-  cols.forEach((c, j) => {
+  const left = 16 + 7.2 * Math.max(6, ...p.rows.map(r => r.length));
+  const svg = s("svg", {id: p.id, width: left + cw * p.cols.length + 4, height: top + ch * p.rows.length + 4,
+                        role: "img", class: "grid"}, tip(p.title));
+  p.cols.forEach((c, j) => {
     const x = left + j * cw + cw / 2;
-    svg.appendChild(s("text", {x, y: 18, "text-anchor": "middle", "font-weight": 600, "font-size": 13, text: colLabel(c)}));
-    const words = capName(c) === c ? [] : capName(c).split(" "), half = Math.ceil(words.length / 2);
+    svg.appendChild(s("text", {x, y: 18, "text-anchor": "middle", "font-weight": 600, "font-size": 13, text: c.label}));
+    const words = c.sub ? c.sub.split(" ") : [], half = Math.ceil(words.length / 2);
     [words.slice(0, half).join(" "), words.slice(half).join(" ")].forEach((line, k) =>
       svg.appendChild(s("text", {x, y: 32 + 11 * k, "text-anchor": "middle", "font-size": 10, fill: "#616e7c", text: line})));
   });
-  rows.forEach((r, i) => {
+  p.rows.forEach((r, i) => {
     const y = top + i * ch;
-    svg.appendChild(s("text", {x: left - 8, y: y + ch / 2 + 4, "text-anchor": "end", "font-size": 13, text: rowLabel(r)}));
-    cols.forEach((c, j) => {
-      const v = cell(r, c), x = left + j * cw;
-      const fill = v ? v.fill : "#f0f2f5";
-      const g = s("g", {class: v ? "cell" : "cell empty"},
-        s("rect", {x: x + 1, y: y + 1, width: cw - 2, height: ch - 2, rx: 3, fill}),
+    svg.appendChild(s("text", {x: left - 8, y: y + ch / 2 + 4, "text-anchor": "end", "font-size": 13, text: r}));
+    p.cols.forEach((_, j) => {
+      const v = p.cells[i][j], x = left + j * cw;
+      svg.appendChild(s("g", {class: v ? "cell" : "cell empty"},
+        s("rect", {x: x + 1, y: y + 1, width: cw - 2, height: ch - 2, rx: 3, fill: v ? v.fill : "#f0f2f5"}),
         s("text", {x: x + cw / 2, y: y + ch / 2 + 4, "text-anchor": "middle", "font-size": 12,
-                   fill: v ? ink(fill) : "#9aa5b1", text: v ? v.text : "\u00b7"}),
-        tip(v ? v.tip : "no test cases"));
-      svg.appendChild(g);
+                   fill: v ? v.ink : "#9aa5b1", text: v ? v.text : "\u00b7"}),
+        tip(v ? v.tip : p.empty)));
     });
   });
   return svg;
 }
 
-function scoreHeatmap() {
-  const by = Object.fromEntries(D.scores.map(r => [r.agent + "\u0000" + r.sc, r]));
-  return grid(AGENTS, SCS, a => a, sc => sc.toUpperCase(), (a, sc) => {
-    const r = by[a + "\u0000" + sc];
-    if (!r || !r.cases || r.score === null) return null;
-    const blamed = r.headline === "blame" ? `${r.blamed} of ${r.answers} tested answers blamed ` +
-      `(${r.blamed_certain} for certain), ` : "";
-    return {fill: scoreColor(r.score), text: r.score.toFixed(2),
-            tip: `${a}, ${sc} (${capName(sc)}): score ${r.score.toFixed(3)}, 95% interval ` +
-                 `[${r.ci_low.toFixed(3)}, ${r.ci_high.toFixed(3)}], ${blamed}${r.violations} of ${r.cases} ` +
-                 `test cases violated, ${r.invalid} with an invalid answer`};
-  }, "heatmap-svg");
-}
-
-function radar(agent) {
-  const size = 270, R = 88, cx = size / 2, cy = size / 2 + 8, n = SCS.length;
-  const by = Object.fromEntries(D.scores.filter(r => r.agent === agent).map(r => [r.sc, r]));
+function radar(p) {
+  const size = 270, R = 88, cx = size / 2, cy = size / 2 + 8, n = p.axes.length;
   const ang = i => -Math.PI / 2 + 2 * Math.PI * i / Math.max(n, 1);
   const pt = (i, v) => [cx + R * v * Math.cos(ang(i)), cy + R * v * Math.sin(ang(i))];
-  const svg = s("svg", {width: size, height: size + 10, class: "radar", "data-agent": agent, role: "img"},
-    s("text", {x: cx, y: 16, "text-anchor": "middle", "font-weight": 600, "font-size": 13, text: agent}));
+  const svg = s("svg", {width: size, height: size + 10, class: "radar", "data-title": p.title, role: "img"},
+    s("text", {x: cx, y: 16, "text-anchor": "middle", "font-weight": 600, "font-size": 13, text: p.title}));
   for (const lvl of [0.25, 0.5, 0.75, 1]) {
-    svg.appendChild(s("polygon", {points: SCS.map((_, i) => pt(i, lvl).join(",")).join(" "),
+    svg.appendChild(s("polygon", {points: p.axes.map((_, i) => pt(i, lvl).join(",")).join(" "),
                                   fill: "none", stroke: "#d9e2ec"}));
   }
-  SCS.forEach((sc, i) => {
+  p.axes.forEach((label, i) => {
     const [x, y] = pt(i, 1), [lx, ly] = pt(i, 1.2);
     svg.appendChild(s("line", {x1: cx, y1: cy, x2: x, y2: y, stroke: "#d9e2ec"}));
-    svg.appendChild(s("text", {x: lx, y: ly + 4, "text-anchor": "middle", "font-size": 11, text: sc.toUpperCase()}));
+    svg.appendChild(s("text", {x: lx, y: ly + 4, "text-anchor": "middle", "font-size": 11, text: label}));
   });
-  const pts = [];
-  SCS.forEach((sc, i) => { const r = by[sc]; if (r && r.cases) pts.push([i, r]); });
-  svg.appendChild(s("polygon", {class: "score-area", points: pts.map(([i, r]) => pt(i, r.score).join(",")).join(" "),
+  svg.appendChild(s("polygon", {class: "score-area", points: p.points.map(q => pt(q.axis, q.value).join(",")).join(" "),
                                 fill: "rgba(37,99,235,0.22)", stroke: "#2563eb", "stroke-width": 2}));
-  for (const [i, r] of pts) {
-    const [x, y] = pt(i, r.score);
-    svg.appendChild(s("circle", {cx: x, cy: y, r: 3.5, fill: "#2563eb"},
-      tip(`${r.sc} (${capName(r.sc)}): ${r.score.toFixed(3)} over ${r.cases} test cases`)));
+  for (const q of p.points) {
+    const [x, y] = pt(q.axis, q.value);
+    svg.appendChild(s("circle", {cx: x, cy: y, r: 3.5, fill: "#2563eb"}, tip(q.tip)));
   }
   return h("div", {class: "radar-box"}, svg);
 }
 
-function mrShare(agent) {
-  const counts = {};
-  for (const r of D.mr_errors) {
-    if (agent && r.agent !== agent) continue;
-    counts[r.sc] = counts[r.sc] || {};
-    counts[r.sc][r.mr] = (counts[r.sc][r.mr] || 0) + r.violations;
+function scatter(p) {
+  // R leaves room on the right for the labels of points at x = 1
+  const W = 440, H = 260, L = 46, B = 36, P = 12, R = 130;
+  const x = v => L + (W - L - R) * v, y = v => H - B - (H - B - P) * v;
+  const svg = s("svg", {id: p.id, width: W, height: H, role: "img"}, tip(p.title),
+    s("rect", {x: L, y: P, width: W - L - R, height: H - B - P, fill: "#fafbfc", stroke: "#d9e2ec"}),
+    p.diagonal ? s("line", {x1: x(0), y1: y(0), x2: x(1), y2: y(1), stroke: "#d9e2ec", "stroke-dasharray": "4 3"}) : null,
+    s("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12, text: p.x_label}),
+    s("text", {x: 12, y: (H - B) / 2, "font-size": 12, "text-anchor": "middle",
+               transform: `rotate(-90 12 ${(H - B) / 2})`, text: p.y_label}));
+  for (const v of [0, 0.5, 1]) {
+    svg.appendChild(s("text", {x: x(v), y: H - B + 14, "text-anchor": "middle", "font-size": 10, text: v}));
+    svg.appendChild(s("text", {x: L - 6, y: y(v) + 3, "text-anchor": "end", "font-size": 10, text: v}));
   }
-  const cols = SCS.filter(sc => META.mrs.some(m => m.serves.includes(sc)) || counts[sc]);
-  const rows = META.mrs.map(m => m.id).concat(["invalid"]);
-  const total = sc => Object.values(counts[sc] || {}).reduce((a, b) => a + b, 0);
-  return grid(rows, cols, m => m === "invalid" ? "invalid answer" : `${m} ${(MR_BY_ID[m] || {}).name || ""}`.trim(),
-    sc => sc.toUpperCase(), (m, sc) => {
-      const n = (counts[sc] || {})[m] || 0, t = total(sc);
-      const serves = m === "invalid" || (MR_BY_ID[m] && MR_BY_ID[m].serves.includes(sc));
-      if (!serves && !n) return null;
-      const v = t ? n / t : 0;
-      return {fill: shareColor(v), text: n ? `${Math.round(100 * v)}% (${n})` : "0",
-              tip: `${n} of ${t} violations in ${sc} found by ${m === "invalid" ? "an invalid answer" : m}`};
-    }, "mr-share-svg");
+  for (const q of p.points) {
+    svg.appendChild(s("circle", {cx: x(q.x), cy: y(q.y), r: 5, fill: "#2563eb", class: "point"}, tip(q.tip)));
+    svg.appendChild(s("text", {x: x(q.x) + 7, y: y(q.y) - 6, "font-size": 11, text: q.label}));
+  }
+  return svg;
+}
+
+const DRAW = {grid, radar, scatter};
+
+// Each chart goes into its slot; a chart whose slot the page lacks gets a section of its own.
+function drawChart(c) {
+  let slot = document.getElementById(c.slot);
+  if (!slot) {
+    slot = h("div", {id: c.slot});
+    document.getElementById("sec-rules").before(h("section", {id: `sec-${c.slot}`}, h("h2", {text: c.title}),
+      c.hint ? h("p", {class: "hint", text: c.hint}) : null, slot));
+    document.querySelector("nav").appendChild(h("a", {href: `#sec-${c.slot}`, text: c.name.replace(/_/g, " ")}));
+  }
+  const body = h("div", {class: "chart", "data-chart": c.name});
+  const show = key => body.replaceChildren(...c.views[key].map(p => DRAW[p.kind](p)));
+  const keys = Object.keys(c.views).filter(k => k !== "");
+  if (c.picker && keys.length) {
+    const pick = h("select", {class: "chart-pick", onchange: e => show(e.target.value)},
+      h("option", {value: "", text: "all"}), keys.map(k => h("option", {value: k, text: k})));
+    slot.appendChild(h("label", {class: "hint"}, `${c.picker} `, pick));
+  }
+  slot.appendChild(body);
+  show("");
 }
 
 function table(id, header, rows, numeric) {
@@ -164,29 +149,7 @@ function accuracy() {
   const tbl = table("accuracy-table", ["agent", "capability", "answers with truth", "accuracy", "tested",
     "true accuracy (tested)", "estimated (score)", "consistency", "wrong", "flagged by an MR", "consistent but wrong",
     "share", "of which untested"], rows, [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-  return h("div", {}, scatter(), tbl);
-}
-
-function scatter() {
-  // R leaves room on the right for the names of agents at consistency 1
-  const W = 440, H = 260, L = 46, B = 36, P = 12, R = 130;
-  const x = v => L + (W - L - R) * v, y = v => H - B - (H - B - P) * v;
-  const svg = s("svg", {id: "accuracy-svg", width: W, height: H, role: "img"},
-    s("rect", {x: L, y: P, width: W - L - R, height: H - B - P, fill: "#fafbfc", stroke: "#d9e2ec"}),
-    s("line", {x1: x(0), y1: y(0), x2: x(1), y2: y(1), stroke: "#d9e2ec", "stroke-dasharray": "4 3"}),
-    s("text", {x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "font-size": 12, text: "consistency (MR score)"}),
-    s("text", {x: 12, y: (H - B) / 2, "font-size": 12, "text-anchor": "middle",
-               transform: `rotate(-90 12 ${(H - B) / 2})`, text: "accuracy (ground truth)"}));
-  for (const v of [0, 0.5, 1]) {
-    svg.appendChild(s("text", {x: x(v), y: H - B + 14, "text-anchor": "middle", "font-size": 10, text: v}));
-    svg.appendChild(s("text", {x: L - 6, y: y(v) + 3, "text-anchor": "end", "font-size": 10, text: v}));
-  }
-  for (const r of D.accuracy.filter(r => r.sc === "all" && r.accuracy !== null && r.consistency !== null)) {
-    svg.appendChild(s("circle", {cx: x(r.consistency), cy: y(r.accuracy), r: 5, fill: "#2563eb", class: "agent-point"},
-      tip(`${r.agent}: consistency ${pct(r.consistency)}, accuracy ${pct(r.accuracy)}`)));
-    svg.appendChild(s("text", {x: x(r.consistency) + 7, y: y(r.accuracy) - 6, "font-size": 11, text: r.agent}));
-  }
-  return svg;
+  return tbl;
 }
 
 function frameFigure(f) {
@@ -304,14 +267,8 @@ function main() {
     `${META.run} \u00b7 engine ${META.engine} \u00b7 ${AGENTS.length} agents \u00b7 ${META.testcases} test cases \u00b7 ` +
     `${META.violations} violations \u00b7 ${META.facts} facts in ${META.files} files \u00b7 metalogic ${META.version} \u00b7 ${META.generated}`;
   document.getElementById("notes").replaceChildren(...META.notes.map(n => h("li", {text: n})));
-  document.getElementById("heatmap").appendChild(
-    AGENTS.length && SCS.length ? scoreHeatmap() : h("p", {class: "hint", text: "No test cases in this run."}));
-  document.getElementById("radars").replaceChildren(...AGENTS.map(radar));
-  const pick = document.getElementById("mr-agent");
-  pick.replaceChildren(h("option", {value: "", text: "all agents"}), ...AGENTS.map(a => h("option", {value: a, text: a})));
-  const drawShare = () => document.getElementById("mr-share").replaceChildren(mrShare(pick.value));
-  pick.addEventListener("change", drawShare);
-  drawShare();
+  if (!D.charts.length) document.getElementById("heatmap").appendChild(h("p", {class: "hint", text: "No test cases in this run."}));
+  D.charts.forEach(drawChart);
   document.getElementById("error-rates").appendChild(errorRates());
   document.getElementById("accuracy").appendChild(accuracy());
   document.getElementById("blamed").appendChild(blamedList());
