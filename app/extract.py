@@ -89,10 +89,46 @@ common_import = [
 ]
 
 
+rig_options = [
+    click.option(
+        "--camera-height",
+        type=click.IntRange(1, 100_000),
+        metavar="MM",
+        help="Height of the camera above the floor in mm, as the rig knows it (anchors depths; MR17).",
+    ),
+    click.option(
+        "--pitch",
+        type=click.IntRange(-89, 89),
+        metavar="DEG",
+        help="Tilt of the camera in degrees, positive upwards (in the first frame for eb-nav).",
+    ),
+    click.option(
+        "--support",
+        "supports",
+        multiple=True,
+        metavar="CLASS=MM",
+        help="Objects of this detector class stand on a surface MM above the floor (0: the floor; "
+        "* for every other class). Repeatable.",
+    ),
+]
+
+
 def _with_common(f: Any) -> Any:
-    for opt in reversed(common_import):
+    for opt in reversed(common_import + rig_options):
         f = opt(f)
     return f
+
+
+def _with_rig(f: Any) -> Any:
+    for opt in reversed(rig_options):
+        f = opt(f)
+    return f
+
+
+def _rig(camera_height: int | None, pitch: int | None, supports: tuple[str, ...]) -> Any:
+    from metalogic.extract.rig import make_rig
+
+    return make_rig(camera_height, pitch, supports)
 
 
 @import_group.command(name="frames")
@@ -107,13 +143,18 @@ def import_frames_cmd(
     scenario: str,
     fov: float | None,
     step_mm: int | None,
+    camera_height: int | None,
+    pitch: int | None,
+    supports: tuple[str, ...],
 ) -> None:
     """A folder of images (in name order) as one trajectory.
 
     Example: metalogic import frames my_run/frames --out runs/traj --every 2 --fov 60
+    --camera-height 1200 --pitch -10 --support chair=0 --support cup=740
     """
     from metalogic.extract.importers import import_frames
 
+    rig = _rig(camera_height, pitch, supports)
     with _bar(None, "import") as bar:
         p = import_frames(
             Path(folder),
@@ -124,6 +165,7 @@ def import_frames_cmd(
             fov=fov,
             step_mm=step_mm,
             progress=bar.update,
+            rig=rig,
         )
     click.echo(f"wrote trajectory {p.name} to {p}")
 
@@ -144,13 +186,18 @@ def import_video_cmd(
     scenario: str,
     fov: float | None,
     step_mm: int | None,
+    camera_height: int | None,
+    pitch: int | None,
+    supports: tuple[str, ...],
 ) -> None:
     """Frames of a video file (OpenCV) as one trajectory.
 
-    Example: metalogic import video walk.mp4 --out runs/traj --every 15
+    Example: metalogic import video walk.mp4 --out runs/traj --every 15 --fov 60 --camera-height 1500
+    --pitch 0 --support '*=0'
     """
     from metalogic.extract.importers import import_video
 
+    rig = _rig(camera_height, pitch, supports)
     with _bar(None, "import") as bar:
         p = import_video(
             Path(video),
@@ -162,6 +209,7 @@ def import_video_cmd(
             fov=fov,
             step_mm=step_mm,
             progress=bar.update,
+            rig=rig,
         )
     click.echo(f"wrote trajectory {p.name} to {p}")
 
@@ -178,13 +226,25 @@ def import_video_cmd(
     help="Field of view the episodes were rendered with.",
 )
 @click.option("--prefix", default="ebnav", show_default=True, help="Trajectory ids are PREFIX_e<episode>.")
-def import_eb_nav_cmd(log_dir: str, out_dir: str, episodes: tuple[int, ...], fov: float, prefix: str) -> None:
-    """EmbodiedBench EB-Navigation episode logs (JSON lines + step images).
+@_with_rig
+def import_eb_nav_cmd(
+    log_dir: str,
+    out_dir: str,
+    episodes: tuple[int, ...],
+    fov: float,
+    prefix: str,
+    camera_height: int | None,
+    pitch: int | None,
+    supports: tuple[str, ...],
+) -> None:
+    """EmbodiedBench EB-Navigation episode logs (JSON lines + step images). With --pitch, each
+    tilt action turns the camera by 30 degrees from there.
 
     Example: metalogic import eb-nav running/eb_nav/base --out runs/traj --episode 3
     """
     from metalogic.extract.importers import import_eb_nav
 
+    rig = _rig(camera_height, pitch, supports)
     with _bar(None, "import") as bar:
         paths = import_eb_nav(
             Path(log_dir),
@@ -193,6 +253,7 @@ def import_eb_nav_cmd(log_dir: str, out_dir: str, episodes: tuple[int, ...], fov
             fov=fov,
             prefix=prefix,
             progress=bar.update,
+            rig=rig,
         )
     click.echo(f"wrote {len(paths)} trajectories to {out_dir}: " + ", ".join(p.name for p in paths))
 

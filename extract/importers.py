@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from metalogic.engine.errors import MetalogicError, Problem
 from metalogic.engine.facts import display_path
+from metalogic.extract.rig import Rig
 from metalogic.extract.scene_facts import intrinsics
 from metalogic.extract.trajectory import Pose, State, Trajectory, frame_name, slug_id, writing
 from metalogic.extract.world import quiet_native
@@ -79,8 +80,10 @@ def _import(
     frames: Iterator[tuple[np.ndarray, str, State]],
     fov: float | None,
     progress: Callable[[int], None] | None = None,
+    rig: Rig | None = None,
 ) -> Path:
     """Write frames and states into a new trajectory folder; the first frame fixes the size."""
+    traj.rig = rig
     with writing(out, traj) as w:
         size: tuple[int, int] | None = None
         for img, where, st in frames:
@@ -107,6 +110,7 @@ def import_frames(
     fov: float | None = None,
     step_mm: int | None = None,
     progress: Callable[[int], None] | None = None,
+    rig: Rig | None = None,
 ) -> Path:
     """A folder of images (sorted by name, numbers in natural order) as one trajectory."""
     if not folder.is_dir():
@@ -133,7 +137,7 @@ def import_frames(
         for i, p in enumerate(files):
             yield read_image(p), display_path(p), State(i, frame_name(i))
 
-    return _import(out, traj, frames(), fov, progress)
+    return _import(out, traj, frames(), fov, progress, rig)
 
 
 def import_video(
@@ -147,6 +151,7 @@ def import_video(
     fov: float | None = None,
     step_mm: int | None = None,
     progress: Callable[[int], None] | None = None,
+    rig: Rig | None = None,
 ) -> Path:
     """Every `every`-th frame of a video file (OpenCV) as one trajectory. A video that ends before
     the frame count in its header is reported as truncated."""
@@ -211,7 +216,7 @@ def import_video(
                 "check the file plays, or re-encode it",
             )
 
-    return _import(out, traj, frames(), fov, progress)
+    return _import(out, traj, frames(), fov, progress, rig)
 
 
 # ---------------------------------------------------------------- EmbodiedBench EB-Navigation
@@ -229,6 +234,7 @@ EB_ACTIONS: dict[int, tuple[str, str]] = {
 }
 EB_STEP_MM = 250
 EB_FOV_DEG = 100.0  # EB-Navigation's default field of view
+EB_TILT_DEG = 30  # what one of its tilt actions turns the camera by
 LOG_RE = re.compile(r"episode_(\d+)(?:_step_(\d+))?\.json")
 IMG_RE = re.compile(r"episode_(\d+)_step_(\d+)(?:_\d{8}_\d{6})?(?:_front)?\.(?:png|jpg|jpeg)")
 
@@ -351,6 +357,7 @@ def import_eb_nav(
     fov: float = EB_FOV_DEG,
     prefix: str = "ebnav",
     progress: Callable[[int], None] | None = None,
+    rig: Rig | None = None,
 ) -> list[Path]:
     """EB-Navigation episodes (per-step JSON lines + step images) as trajectories `<prefix>_e<N>`.
     Poses are dead-reckoned from the start pose (x = y = 0, yaw 0) through the successful actions."""
@@ -398,7 +405,8 @@ def import_eb_nav(
                 "poses": "dead reckoning from the start pose through successful actions",
             },
         )
-        written.append(_import(out, traj, _eb_frames(steps, images), fov, progress))
+        tilts = replace(rig, tilt_step_deg=EB_TILT_DEG) if rig else None
+        written.append(_import(out, traj, _eb_frames(steps, images), fov, progress, tilts))
     return written
 
 

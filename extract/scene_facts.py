@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -121,9 +122,10 @@ def ground_facts(traj: Trajectory, states: Sequence[State], dets: Sequence[Detec
     the camera's height above the floor in each state, and for each track tied to an object the
     height of the surface it stands on (the simulator places every object resting on the floor or
     on a table or shelf: its bottom) and its footprint's reach (half its base's diagonal). Only for
-    simulated trajectories: an imported pose's height is in the dataset's own frame."""
+    simulated trajectories: an imported pose's height is in the dataset's own frame, so there the
+    user's statement of the rig (`rig_facts`) is all that is known."""
     if traj.source.get("kind") != "simulator":
-        return []
+        return rig_facts(traj, states, dets)
     t = Atom(traj.id)
     out = [
         _fact("camera_height", t, st.state, st.camera_pose.z_mm)
@@ -139,6 +141,31 @@ def ground_facts(traj: Trajectory, states: Sequence[State], dets: Sequence[Detec
         sx, sy, sz = obj.size_mm
         out.append(_fact("support", t, ident(track), obj.position_mm[2] - sz // 2))
         out.append(_fact("footprint", t, ident(track), math.ceil(math.hypot(sx, sy) / 2) + 1))
+    return out
+
+
+def rig_facts(traj: Trajectory, states: Sequence[State], dets: Sequence[Detection]) -> list[str]:
+    """The ground-plane facts of an imported trajectory, from what the user stated at import: the
+    camera's height in every state, its pitch where known (and the rig did not record it), and the
+    surface each track stands on, by the class the detector gave it most often."""
+    rig = traj.rig
+    if not rig:
+        return []
+    t = Atom(traj.id)
+    out = []
+    if rig.camera_height_mm is not None:
+        out += [_fact("camera_height", t, st.state, rig.camera_height_mm) for st in states]
+    for st, pitch in zip(states, rig.pitches([st.action for st in states]), strict=True):
+        if pitch is not None and st.camera_pose is None:
+            out.append(_fact("camera_pitch", t, st.state, pitch))
+    classes: dict[int | str, Counter[str]] = {}
+    for d in dets:
+        classes.setdefault(d.track, Counter())[d.cls] += 1
+    for track in persistent_tracks(dets, len(states), 1):
+        cls = min(classes[track].items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        height = rig.support_of(cls)
+        if height is not None:
+            out.append(_fact("support", t, ident(track), height))
     return out
 
 

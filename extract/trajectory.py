@@ -25,6 +25,7 @@ from metalogic.engine.errors import MetalogicError, Problem
 from metalogic.engine.facts import display_path
 from metalogic.engine.paths import inside
 from metalogic.engine.schema import SCENARIOS
+from metalogic.extract.rig import Rig, rig_from_json
 
 FORMAT = "metalogic-trajectory/1"
 META_FILE = "trajectory.json"
@@ -143,6 +144,7 @@ class Trajectory:
     task: str = ""
     n_states: int = 0
     root: Path | None = None
+    rig: Rig | None = None  # what the user stated of an imported trajectory's rig (extract/rig.py)
 
     def meta_json(self) -> dict[str, Any]:
         return {
@@ -156,6 +158,7 @@ class Trajectory:
             "source": self.source,
             "states": self.n_states,
             "objects": [o.as_json() for o in self.objects],
+            **({"rig": self.rig.as_json()} if self.rig else {}),
         }
 
     def states(self) -> Iterator[State]:
@@ -335,6 +338,7 @@ def load_trajectory(folder: str | Path) -> Trajectory:
         task=meta.get("task") or "",
         n_states=int(meta.get("states") or 0),
         root=root,
+        rig=rig_from_json(meta.get("rig"), where),
     )
 
 
