@@ -123,3 +123,31 @@ def match_frame(dets: Sequence[Detection], gts: Sequence[Box]) -> FrameMatch:
     counted = [(d, g, ov) for d, g, ov in pairs if eligible(g)]
     missed = [g for j, g in enumerate(gts) if j not in used_g and eligible(g)]
     return FrameMatch(counted, fps, missed)
+
+
+def split_class_switches(dets: Sequence[Detection]) -> list[Detection]:
+    """Tracks cut where the detector's class changes: a tracker that carries one id from a mug
+    over to the duck beside it joins two objects into one track, and every MR that compares an
+    object's frames (its size in two states, its depth before and after a move) would then blame
+    the truthful agent. Each run of one class within a track keeps the id for its first run and
+    gets a new integer id (above every id in use) for each later run. A detector that wavers
+    between two labels for one object only costs that object its long track."""
+    used = [d.track for d in dets if isinstance(d.track, int)]
+    fresh = max(used, default=0) + 1
+    by_track: dict[int | str, list[Detection]] = {}
+    for d in dets:
+        by_track.setdefault(d.track, []).append(d)
+    renamed: dict[tuple[int, int | str], int | str] = {}  # (state, old id) -> new id
+    for track, ds in by_track.items():
+        current, last_cls = track, None
+        for d in sorted(ds, key=lambda d: d.state):
+            if last_cls is not None and d.cls != last_cls and isinstance(track, int):
+                current, fresh = fresh, fresh + 1
+            last_cls = d.cls
+            renamed[(d.state, track)] = current
+    return [
+        Detection(d.state, renamed[(d.state, d.track)], d.cls, d.conf_milli, d.box)
+        if renamed[(d.state, d.track)] != d.track
+        else d
+        for d in dets
+    ]

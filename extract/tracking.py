@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from metalogic.engine.errors import MetalogicError, did_you_mean
-from metalogic.extract.boxes import Detection, eligible
+from metalogic.extract.boxes import Detection, eligible, split_class_switches
 from metalogic.extract.trajectory import State, Trajectory
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -147,7 +147,7 @@ class Tracker:
                     )
             if progress:
                 progress(1)
-        return out
+        return split_class_switches(out)
 
     def predict(self, image: Any, state: int, size: tuple[int, int]) -> list[Detection]:
         """Plain detection of one image (no tracking): for validating a detector."""
