@@ -95,7 +95,7 @@ def test_a_users_mr_cannot_join_the_paper_set(tmp_path: Path) -> None:
     assert code == 2
     assert err == (
         "error: unknown MR or set of MRs 'mien' in --mrs\n"
-        "  expected: all, mine, paper, anchored, across, joint, user, or MR ids such as mr1 "
+        "  expected: all, paper, anchored, across, joint, mine, user, or MR ids such as mr1 "
         "(comma-separated)\n"
         "  fix: did you mean mine?\n"
     )

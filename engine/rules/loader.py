@@ -270,9 +270,11 @@ def _shown_where(where: str) -> str:
 
 def set_names(rules: RuleSet) -> list[str]:
     """The MR sets `--mrs` accepts: each set an MR of `rules` declares (mr_set/2 in its .decl, a
-    user's own sets included) and `user` (the MRs added with --rules), in the order the MRs name
-    them. The declarations are the list: a new set needs no name added here."""
-    return list(dict.fromkeys([*(s for m in rules.mrs for s in m.sets), "user"]))
+    user's own sets included) and `user` (the MRs added with --rules): the shipped MRs' sets first,
+    then the users', each in the order the MRs name them. The declarations are the list: a new set
+    needs no name added here."""
+    ordered = sorted(rules.mrs, key=lambda m: not m.shipped)  # stable: MR order within each part
+    return list(dict.fromkeys([*(s for m in ordered for s in m.sets), "user"]))
 
 
 def select_mrs(rules: RuleSet, spec: str | Sequence[str] = "all") -> RuleSet:
