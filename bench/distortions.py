@@ -31,21 +31,13 @@ from pathlib import Path
 
 import polars as pl
 
+from metalogic.engine.vocab import vocabulary
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results" / "distortions.json"
 METALOGIC = Path(sys.executable).with_name("metalogic")
-CAPS = {
-    "move_dir": "sc1a",
-    "move_dist": "sc1b",
-    "obj_dir": "sc2a",
-    "obj_dist": "sc2b",
-    "size": "sc3a",
-    "depth": "sc3b",
-    "map_dir": "sc4a",
-    "ego_dist": "sc4b",
-    "map_dist": "sc4b",
-}
-SCS = ("sc1a", "sc1b", "sc2a", "sc2b", "sc3a", "sc3b", "sc4a", "sc4b")
+CAPS = {kind: q.sc for kind, q in vocabulary().query_kinds.items()}  # query kind -> capability
+SCS = tuple(vocabulary().capabilities)
 DISTANCES = ("obj_dist", "map_dist", "ego_dist")
 MAP_MIRROR = {"e": "w", "w": "e", "ne": "nw", "nw": "ne", "se": "sw", "sw": "se"}
 INVERSE = {
