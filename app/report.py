@@ -199,17 +199,33 @@ def violation_entries(
 BLAMED_SHOWN = 200  # blamed answers listed per agent (all of them are in blamed.csv)
 
 
-def blamed_rows(res: CheckOutput, idx: TableIndex) -> list[dict[str, Any]]:
-    """Each agent's blamed answers for the page (up to BLAMED_SHOWN each), with their questions."""
+def blamed_rows(
+    res: CheckOutput, idx: TableIndex, max_frames: int
+) -> tuple[list[dict[str, Any]], set[tuple[str, int]]]:
+    """Each agent's blamed answers for the page (up to BLAMED_SHOWN each), with their questions,
+    and the frames they are about for the first max_frames of each agent (also returned, to embed)."""
     shown: Counter[str] = Counter()
     rows = []
+    wanted: set[tuple[str, int]] = set()
     for r in res.tables["blamed"].iter_rows(named=True):
         if shown[r["agent"]] >= BLAMED_SHOWN:
             continue
-        shown[r["agent"]] += 1
         cases = r["cases"] if isinstance(r["cases"], list) else str(r["cases"] or "").split("\n")
-        rows.append({**r, "content": idx.contents.get(r["query"], ""), "cases": [c for c in cases if c]})
-    return rows
+        parsed = idx.queries.get(r["query"])
+        frames = _frames_of([_query_view(parsed)]) if parsed and shown[r["agent"]] < max_frames else []
+        wanted.update((t, s) for t, s, _ in frames)
+        shown[r["agent"]] += 1
+        rows.append(
+            {
+                **r,
+                "content": idx.contents.get(r["query"], ""),
+                "cases": [c for c in cases if c],
+                "frames": [
+                    {"key": f"{t}#{s}", "traj": label(t), "state": s, "objects": o} for t, s, o in frames
+                ],
+            }
+        )
+    return rows, wanted
 
 
 def _frames_of(views: list[tuple[str, list[int], list[str]]]) -> list[tuple[str, int, list[str]]]:
@@ -295,6 +311,8 @@ def build_report(
     idx = table_index(chk)
     truth = idx.truth
     entries, wanted, left_out = violation_entries(chk, idx, truth, max_violations, max_thumbnails)
+    blamed, blamed_frames = blamed_rows(chk, idx, max_thumbnails)
+    wanted |= blamed_frames
     root = Path(str(chk.manifest.get("scene_root") or chk.folder))
     images, missing = frame_images(wanted, idx, root)
     notes = _notes(chk, truth, left_out, max_thumbnails, len(images), missing, root)
@@ -329,7 +347,7 @@ def build_report(
         "error_rates": chk.tables["error_rates"].to_dicts(),
         "mr_errors": mr_error_rows(chk),
         "accuracy": chk.tables["accuracy"].to_dicts() if truth else [],
-        "blamed": blamed_rows(chk, idx),
+        "blamed": blamed,
         "violations": entries,
         "images": images,
     }

@@ -315,3 +315,29 @@ def test_report_browser_pages_through_many_violations(tmp_path: Path, chromium: 
         "no frame or tracked box for these questions"
     )
     assert chromium.problems() == []
+
+
+def test_each_blamed_answer_comes_with_the_frames_it_is_about(tmp_path: Path, chromium: Chromium) -> None:
+    run = make_run(tmp_path)
+    data = build_report(str(run)).data  # every MR: blame decides the headline
+    blamed = [r for r in data["blamed"] if r["agent"] == "shaky+cot"]
+    assert blamed, "shaky+cot breaks 7 of 10 cases, so some of its answers are blamed"
+    for r in blamed:
+        # the frames are those the question names: move_dir(hall, 0, 2) names states 0 and 2
+        args = r["content"][r["content"].index("(") + 1 : -1].split(",")
+        states = [f["state"] for f in r["frames"]]
+        assert states and all(str(s) in args[1:] for s in states), (r["content"], states)
+        assert all(f["key"] in data["images"] for f in r["frames"])
+    code, _, err = run_cli("report", str(run), "--no-plots")
+    assert code == 0, err
+    chromium.load(run / "report" / "report.html")
+    chromium.js(
+        "(() => { const s = document.getElementById('blamed-agent'); s.value = 'shaky+cot';"
+        " s.dispatchEvent(new Event('change')); })()"
+    )
+    drawn = chromium.js(
+        "[...document.querySelectorAll('#blamed-table tbody tr')]"
+        ".map(r => r.querySelectorAll('figure').length)"
+    )
+    assert drawn == [len(r["frames"]) for r in blamed]
+    assert chromium.problems() == []

@@ -208,9 +208,10 @@ function blamedList() {
   function draw() {
     const rows = D.blamed.filter(r => r.agent === pick.value).map(r => ({cells: [
       h("code", {text: r.query}), h("code", {text: r.content}), `${r.sc} ${capName(r.sc)}`, h("code", {text: r.answer}),
-      r.truth === null ? "\u2013" : h("code", {text: r.truth}), r.blame, r.cases.join(" ")]}));
+      r.truth === null ? "\u2013" : h("code", {text: r.truth}), r.blame, r.cases.join(" "),
+      h("div", {class: "frames small"}, (r.frames || []).map(frameFigure).filter(Boolean))]}));
     out.replaceChildren(table("blamed-table", ["query", "question", "capability", "answer", "truth", "blame",
-      "violated cases"], rows, []));
+      "violated cases", "frames"], rows, []));
   }
   draw();
   return h("div", {}, h("label", {}, "Agent ", pick), out);
