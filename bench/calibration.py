@@ -15,7 +15,9 @@ The real `metalogic check --out` (clingo) scores the whole panel in one run per 
     .venv/bin/metalogic run examples/runs/reference_agents.toml
     .venv/bin/python bench/calibration.py out/reference_agents [more run folders]
 
-Prints one table per run folder and writes bench/results/calibration.json.
+Prints one table per run folder and writes bench/results/calibration.json. `-c NAME=VALUE`
+(repeatable) passes a parameter to the check, to compare settings of blame on the same panel, e.g.
+`-c blame_held_weight=140 --out /tmp/held140.json`.
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ def measure(acc: pl.DataFrame, sc: str, column: str) -> dict[str, object]:
     }
 
 
-def calibrate(run: Path) -> dict[str, object]:
+def calibrate(run: Path, consts: list[str] = []) -> dict[str, object]:  # noqa: B006 - read only
     with tempfile.TemporaryDirectory(prefix="metalogic-calibration-") as tmp:
         folder = Path(tmp, "facts")
         folder.mkdir()
@@ -131,7 +133,16 @@ def calibrate(run: Path) -> dict[str, object]:
         out = Path(tmp, "check")
         t0 = time.perf_counter()
         subprocess.run(
-            [str(METALOGIC), "check", str(folder), "--out", str(out)], check=True, capture_output=True
+            [
+                str(METALOGIC),
+                "check",
+                str(folder),
+                "--out",
+                str(out),
+                *(a for c in consts for a in ("-c", c)),
+            ],
+            check=True,
+            capture_output=True,
         )
         secs = time.perf_counter() - t0
         acc = pl.read_csv(out / "accuracy.csv").filter(pl.col("sc") != "all")
@@ -139,13 +150,20 @@ def calibrate(run: Path) -> dict[str, object]:
     for sc in SCS:
         per_sc[sc] = {name: measure(acc, sc, column) for name, column in ALTERNATIVES.items()}
     agents = acc.select("agent", "sc", "score", "tested_accuracy").to_dicts()
-    return {"run": str(run), "check_seconds": round(secs, 1), "per_sc": per_sc, "agents": agents}
+    return {
+        "run": str(run),
+        "consts": consts,
+        "check_seconds": round(secs, 1),
+        "per_sc": per_sc,
+        "agents": agents,
+    }
 
 
 def show(result: dict[str, object]) -> None:
     per_sc = result["per_sc"]
     assert isinstance(per_sc, dict)
-    print(f"\n{result['run']} (check {result['check_seconds']} s)")
+    consts = " ".join(f"-c {c}" for c in result.get("consts") or [])  # type: ignore[union-attr]
+    print(f"\n{result['run']} {consts} (check {result['check_seconds']} s)".replace("  ", " "))
     names = list(ALTERNATIVES)
     print(
         "| capability | agents | "
@@ -173,8 +191,17 @@ def main() -> int:
         "runs", type=Path, nargs="+", help="run folders with facts/ and questions/ (with oracle answers)"
     )
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument(
+        "-c",
+        "--const",
+        dest="consts",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an MR or blame parameter for the check (repeatable), e.g. -c blame_held_weight=35",
+    )
     args = ap.parse_args()
-    results = [calibrate(run) for run in args.runs]
+    results = [calibrate(run, args.consts) for run in args.runs]
     for r in results:
         show(r)
     args.out.parent.mkdir(parents=True, exist_ok=True)
