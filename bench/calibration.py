@@ -162,7 +162,8 @@ def calibrate(run: Path, consts: list[str] = []) -> dict[str, object]:  # noqa: 
 def show(result: dict[str, object]) -> None:
     per_sc = result["per_sc"]
     assert isinstance(per_sc, dict)
-    consts = " ".join(f"-c {c}" for c in result.get("consts") or [])  # type: ignore[union-attr]
+    given = result.get("consts")
+    consts = " ".join(f"-c {c}" for c in given) if isinstance(given, list) else ""
     print(f"\n{result['run']} {consts} (check {result['check_seconds']} s)".replace("  ", " "))
     names = list(ALTERNATIVES)
     print(
