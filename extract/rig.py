@@ -25,6 +25,13 @@ MAX_MM = 100_000
 CLASS_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_ -]*|\*")
 
 
+def class_atom(name: str) -> str:
+    """A detector's class name as a lower-case atom ("dining table" -> dining_table), as the facts
+    write it; --support names are read the same way."""
+    s = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")
+    return s if s and s[0].isalpha() else f"c_{s}"
+
+
 @dataclass(frozen=True)
 class Rig:
     camera_height_mm: int | None = None  # the camera's optical centre above the floor
@@ -108,16 +115,16 @@ RIG_EXPECTED = '{"camera_height_mm": MM, "pitch_deg": DEG, "tilt_step_deg": DEG,
 
 def parse_support(text: str) -> tuple[str, int]:
     """One --support value: CLASS=MM (the class's objects stand on a surface MM above the floor)."""
-    cls, sep, mm = text.partition("=")
-    cls = cls.strip()
-    if not sep or not CLASS_RE.fullmatch(cls) or not mm.strip().isdigit() or int(mm) > MAX_MM:
+    name, sep, mm = text.partition("=")
+    name = name.strip()
+    if not sep or not CLASS_RE.fullmatch(name) or not mm.strip().isdigit() or int(mm) > MAX_MM:
         raise MetalogicError.single(
             f"--support {text!r} is not CLASS=MM",
             expected="a detector class and the height in mm of the surface its objects stand on, 0..100000 "
             "(0: the floor; * for every class not named), e.g. --support chair=0 --support cup=750",
             fix="write it as CLASS=MM",
         )
-    return cls, int(mm)
+    return (name if name == ANY_CLASS else class_atom(name)), int(mm)
 
 
 def make_rig(

@@ -7,7 +7,6 @@ path to any Ultralytics weights file (e.g. a yolo11n.pt you brought). Nothing is
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.extract.boxes import Detection, eligible, split_class_switches
+from metalogic.extract.rig import class_atom
 from metalogic.extract.trajectory import State, Trajectory
 
 WEIGHTS_DIR = Path(__file__).resolve().parent / "weights"
@@ -32,12 +32,6 @@ BOX_SLACK_LEARNED = 4
 
 def box_slack_of(detector: str) -> int:
     return BOX_SLACK_GT if detector == "gt" else BOX_SLACK_LEARNED
-
-
-def class_atom(name: str) -> str:
-    """A detector's class name as a lower-case atom ("dining table" -> dining_table)."""
-    s = re.sub(r"[^a-z0-9_]+", "_", name.lower()).strip("_")
-    return s if s and s[0].isalpha() else f"c_{s}"
 
 
 def resolve_detector(spec: str) -> str | Path:

@@ -150,3 +150,8 @@ def test_options_that_state_nothing_make_no_rig() -> None:
     assert make_rig(None, None, ("*=0",)) == Rig(None, None, None, {"*": 0})
     assert Rig(None, None, None, {"*": 0, "cup": 740}).support_of("chair") == 0
     assert Rig(None, None, None, {"cup": 740}).support_of("chair") is None
+
+
+def test_support_classes_are_read_as_the_facts_write_them() -> None:
+    rig = make_rig(None, None, ("Dining Table=750", "TV=1200", "*=0"))
+    assert rig == Rig(None, None, None, {"dining_table": 750, "tv": 1200, "*": 0})
