@@ -186,9 +186,7 @@ def violation_entries(
                 "reason": reason,
                 "questions": questions,
                 "facts": facts,
-                "frames": [
-                    {"key": f"{t}#{s}", "traj": label(t), "state": s, "objects": o} for t, s, o in frames
-                ],
+                "frames": _frame_refs(frames),
                 "thumbs_capped": shown[agent] >= max_frames,
             }
         )
@@ -215,15 +213,9 @@ def blamed_rows(
         frames = _frames_of([_query_view(parsed)]) if parsed and shown[r["agent"]] < max_frames else []
         wanted.update((t, s) for t, s, _ in frames)
         shown[r["agent"]] += 1
+        content = idx.contents.get(r["query"], "")
         rows.append(
-            {
-                **r,
-                "content": idx.contents.get(r["query"], ""),
-                "cases": [c for c in cases if c],
-                "frames": [
-                    {"key": f"{t}#{s}", "traj": label(t), "state": s, "objects": o} for t, s, o in frames
-                ],
-            }
+            {**r, "content": content, "cases": [c for c in cases if c], "frames": _frame_refs(frames)}
         )
     return rows, wanted
 
@@ -236,6 +228,10 @@ def _frames_of(views: list[tuple[str, list[int], list[str]]]) -> list[tuple[str,
             seen = objects.setdefault((traj, s), [])
             seen.extend(o for o in objs if o not in seen)
     return [(t, s, o) for (t, s), o in sorted(objects.items(), key=lambda kv: (kv[0][0], kv[0][1]))]
+
+
+def _frame_refs(frames: list[tuple[str, int, list[str]]]) -> list[dict[str, Any]]:
+    return [{"key": f"{t}#{s}", "traj": label(t), "state": s, "objects": o} for t, s, o in frames]
 
 
 def frame_images(
