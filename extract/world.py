@@ -238,7 +238,8 @@ class World:
 
     # ------------------------------------------------------------ rendering
 
-    def _camera_image(self, cam_pose: Pose) -> tuple[Any, Any, Any]:
+    def render(self, cam_pose: Pose) -> tuple[np.ndarray, np.ndarray]:
+        """RGB image (H, W, 3) and segmentation mask (body ids, -1 background) seen from a camera pose."""
         eye = np.array([cam_pose.x_mm, cam_pose.y_mm, cam_pose.z_mm], dtype=float) / 1000.0
         target = eye + np.array(look_dir(cam_pose.yaw_deg, cam_pose.pitch_deg))
         view = self.p.computeViewMatrix(eye.tolist(), target.tolist(), [0, 0, 1])
@@ -246,46 +247,17 @@ class World:
         _, _, rgba, zbuf, seg = self.p.getCameraImage(
             w, h, view, self._proj, renderer=self.pb.ER_TINY_RENDERER, shadow=1, **self.light
         )
-        return rgba, zbuf, seg
-
-    def render(self, cam_pose: Pose) -> tuple[np.ndarray, np.ndarray]:
-        """RGB image (H, W, 3) and segmentation mask (body ids, -1 background) seen from a camera pose."""
-        rgba, zbuf, seg = self._camera_image(cam_pose)
-        w, h = self.cam.width, self.cam.height
         rgb = np.asarray(rgba, dtype=np.uint8).reshape(h, w, 4)[:, :, :3]
         # The z-buffer holds normalised OpenGL depths; keep metric distances for occlusion tests.
         z = np.asarray(zbuf, dtype=np.float64).reshape(h, w)
         near, far = self.cam.near, self.cam.far
         self.last_depth = far * near / (far - (far - near) * z)
-        self.last_pose = cam_pose
         return np.ascontiguousarray(rgb), np.asarray(seg, dtype=np.int64).reshape(h, w)
-
-    def whole_box(self, body: int) -> tuple[int, int, int, int] | None:
-        """The box of a body's whole silhouette from the last camera pose: every other body is
-        moved out of view for one render and put back exactly where it was."""
-        saved = {}
-        for i in range(self.p.getNumBodies()):
-            other = self.p.getBodyUniqueId(i)
-            if other != body:
-                saved[other] = self.p.getBasePositionAndOrientation(other)
-                self.p.resetBasePositionAndOrientation(other, [0.0, 0.0, -1000.0], saved[other][1])
-        try:
-            _, _, seg = self._camera_image(self.last_pose)
-        finally:
-            for other, (pos, orn) in saved.items():
-                self.p.resetBasePositionAndOrientation(other, pos, orn)
-        ids = np.asarray(seg, dtype=np.int64).reshape(self.cam.height, self.cam.width)
-        ys, xs = np.nonzero((ids >= 0) & ((ids & ((1 << 24) - 1)) == body))
-        if not len(xs):
-            return None
-        return int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())
 
     def gt_boxes(self, seg: np.ndarray) -> list[Box]:
         """One box per labelled object visible in the mask: the extent of its visible pixels,
-        flagged when the border cuts it, or when something nearer hides part of it (from the depth
-        of the last render) and that part reaches beyond the visible box: rendered alone, the
-        object's box is larger. (A teddy on a table hides some of the table top but leaves the
-        table's box as it is; such a box shows the whole object and is not flagged.)"""
+        flagged when the border cuts it or something nearer hides part of it (from the depth of
+        the last render)."""
         out = []
         size = (self.cam.width, self.cam.height)
         depth = getattr(self, "last_depth", None)
@@ -298,8 +270,6 @@ class World:
             ys, xs = np.nonzero(mask)
             bx = (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max()))
             hidden = depth is not None and hidden_by_nearer(mask, seg, depth)
-            if hidden and self.whole_box(int(uid) & ((1 << 24) - 1)) == bx:
-                hidden = False
             out.append(Box(obj.id, obj.cls, bx, int(n), cut_by_border(bx, size), hidden))
         out.sort(key=lambda b: int(b.object[1:]))
         return out
