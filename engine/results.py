@@ -288,6 +288,7 @@ def parse_output(out: EngineOutput, consume: bool = False) -> Rows:
             by.setdefault(key, set()).add(one[case])
     rows.blamed_by = {k: sorted(v) for k, v in by.items()}
     take_lines("answer_held")
+    take_lines("answer_mr")
     take_lines("tested_answers")
     return rows
 

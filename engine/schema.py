@@ -356,6 +356,7 @@ RESULTS: dict[str, int] = {
     # What blame starts from (logic/core/conflicts.lp) and what it decides (engine/check/blame.py).
     "conflict_set": 4,
     "answer_held": 4,
+    "answer_mr": 5,
     "tested_answers": 3,
     "blamed": 3,
     "blame_count": 5,

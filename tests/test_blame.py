@@ -35,9 +35,19 @@ def _weight(held: int, rate: int) -> int:
     return max(1, nl[rate] - nl[1000 - rate] + DEFAULTS["blame_held_weight"] * held)
 
 
+def _by_mr(held_lines: set[str]) -> set[str]:
+    """answer_mr/5 rows for answer_held/4 rows: all the kept cases of one MR, which broke once."""
+    out = set()
+    for line in held_lines:
+        ag, q, _, h = line[len("answer_held(") : -1].split(",")
+        out.add(f"answer_mr({ag},{q},mr16,{h},1)")
+    return out
+
+
 def _inputs(sets: list[set[str]], held: dict[str, int], rate: int = 100) -> tuple[list[str], list[str]]:
     given = [f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in sorted(s)]
     given += [f"answer_held(a,{q},sc3b,{h})" for q, h in held.items()]
+    given += sorted(_by_mr({g for g in given if g.startswith("answer_held(")}))
     given += [f"param({k},{v})" for k, v in DEFAULTS.items()] + [f"rate(a,sc3b,{rate})"]
     groups = answer_groups([g for g in given if g.startswith("conflict_set")])
     parts = [f"part({ag},{i},{q})" for i, (ag, qs) in enumerate(groups) for q in qs]
@@ -106,11 +116,12 @@ def test_a_group_too_large_to_optimise_blames_possibly_and_alone_breakers_for_ce
     lines = {
         "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(chain) for q in s},
         "answer_held": {f"answer_held(a,q{i},sc3b,0)" for i in range(9)},
+        "answer_mr": set(),
         "tested_answers": {"tested_answers(a,sc3b,20)"},
     }
     results = {}
     for engine in ("clingo", "prolog"):
-        out = {k: set(v) for k, v in lines.items()}
+        out = {k: set(v) for k, v in lines.items()} | {"answer_mr": _by_mr(lines["answer_held"])}
         run_blame(engine, out, {**DEFAULTS, "blame_exact_max": 4})
         results[engine] = out
         certain, possible = _kinds(out["blamed"])
@@ -185,12 +196,13 @@ def test_clingo_diagnoses_in_batches_of_whole_groups_as_prolog_does_group_by_gro
     lines = {
         "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in s},
         "answer_held": {f"answer_held(a,{q},sc3b,{h})" for q, h in held.items()},
+        "answer_mr": set(),
         "tested_answers": {f"tested_answers(a,sc3b,{len(held)})"},
     }
     monkeypatch.setattr("metalogic.engine.check.blame.BATCH_ANSWERS", 3)
     results = {}
     for engine in ("clingo", "prolog"):
-        out = {k: set(v) for k, v in lines.items()}
+        out = {k: set(v) for k, v in lines.items()} | {"answer_mr": _by_mr(lines["answer_held"])}
         run_blame(engine, out, DEFAULTS)
         results[engine] = out
     assert results["clingo"]["blamed"] and results["clingo"] == results["prolog"]
@@ -208,12 +220,14 @@ def test_reducing_large_groups_keeps_the_blame_of_diagnosing_everything_whole(
     for g in range(12):
         hub, answers = f"h{g}", [f"g{g}q{i}" for i in range(rng.randint(4, 7))]
         sets += [{hub, q} for q in answers] + [set(rng.sample(answers, 2)) for _ in range(2)]
-        held |= {hub: 6} | {q: rng.choice([0, 0, 1, 2]) for q in answers}
+        held |= {hub: 40} | {q: rng.choice([0, 0, 1, 2]) for q in answers}
     lines = {
         "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in s},
         "answer_held": {f"answer_held(a,{q},sc3b,{h})" for q, h in held.items()},
+        "answer_mr": set(),
         "tested_answers": {f"tested_answers(a,sc3b,{len(held)})"},
     }
+    lines["answer_mr"] = _by_mr(lines["answer_held"])
     reduced = {k: set(v) for k, v in lines.items()}
     run_blame("clingo", reduced, DEFAULTS | {"blame_exact_max": 4})
     monkeypatch.setattr("metalogic.engine.check.blame.reduce_sets", lambda *_: set())
@@ -235,14 +249,47 @@ def test_large_groups_apart_from_the_batches_blame_as_prolog_does_in_one_program
         "answer_held": {
             f"answer_held(a,{q},{'sc3b' if q[0] == 'b' else 'sc2a'},{len(q) % 3})" for q in answers
         },
+        "answer_mr": set(),
         "tested_answers": {"tested_answers(a,sc3b,30)", "tested_answers(a,sc2a,40)"},
     }
     results = {}
     for engine in ("clingo", "prolog"):
-        out = {k: set(v) for k, v in lines.items()}
+        out = {k: set(v) for k, v in lines.items()} | {"answer_mr": _by_mr(lines["answer_held"])}
         run_blame(engine, out, {**DEFAULTS, "blame_exact_max": 4})
         results[engine] = out
     certain, possible = _kinds(results["clingo"]["blamed"])
     assert "b2" in certain and {f"b{i}" for i in range(7)} <= possible  # the large group, no search
     assert {"s0a", "s2a", "s4a"} <= certain  # alone in a set: in every diagnosis
     assert results["clingo"] == results["prolog"]
+
+
+def test_kept_cases_of_an_mr_blind_to_the_agents_sure_errors_weigh_little() -> None:
+    """Depths d1-d3 are wrong beyond doubt (each alone in a set); every mr16 case reading them held
+    and every mr17 case broke, so mr16 is blind to this agent's depth errors. Then depth d4, kept by
+    six mr16 cases, is less likely right than size s4, kept by two mr5 cases, and takes the blame of
+    their pair; with the power left at its prior (a prior too heavy to move) the size takes it."""
+    sets = [{"d1"}, {"d2"}, {"d3"}, {"d4", "s4"}]
+    held = {
+        "d1": ("sc3b", "mr16", 5, 0),
+        "d2": ("sc3b", "mr16", 5, 0),
+        "d3": ("sc3b", "mr16", 5, 0),
+        "d4": ("sc3b", "mr16", 6, 1),
+        "s4": ("sc3a", "mr5", 2, 1),
+    }
+    lines = {
+        "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in s},
+        "answer_held": {f"answer_held(a,{q},{sc},{h})" for q, (sc, _, h, _) in held.items()},
+        "answer_mr": {f"answer_mr(a,{q},{mr},{h},{v})" for q, (_, mr, h, v) in held.items()}
+        | {f"answer_mr(a,d{i},mr17,0,1)" for i in (1, 2, 3)},
+        "tested_answers": {"tested_answers(a,sc3b,10)", "tested_answers(a,sc3a,10)"},
+    }
+    blamed = {}
+    for engine in ("clingo", "prolog"):
+        for prior in (DEFAULTS["blame_power_prior_weight"], 10**6):
+            out = {k: set(v) for k, v in lines.items()}
+            run_blame(engine, out, DEFAULTS | {"blame_power_prior_weight": prior})
+            blamed[engine, prior] = _kinds(out["blamed"])[0]
+    estimated, prior_only = blamed["clingo", DEFAULTS["blame_power_prior_weight"]], blamed["clingo", 10**6]
+    assert estimated == {"d1", "d2", "d3", "d4"} and prior_only == {"d1", "d2", "d3", "s4"}
+    assert blamed["prolog", DEFAULTS["blame_power_prior_weight"]] == estimated
+    assert blamed["prolog", 10**6] == prior_only

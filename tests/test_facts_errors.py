@@ -372,12 +372,12 @@ error: bad setting 'eps'
             "epss=0.1",
             """\
 error: unknown parameter 'epss'
-  expected: one of blame_exact_max, blame_held_weight, blame_prior_permille, blame_prior_weight, \
-blame_rounds, box_slack_px, centre_drift_permille, centre_span_permille, delta, depth_round_mm, \
-eps, ground_min_dip_permille, ground_reach_mm, ground_slack_permille, mr5_level, \
-pinhole_slack_permille, place_slack_permille, same_tol_mm, same_tol_steps, scale_level, scale_tol_permille, \
-still_tol_mm, still_tol_permille, tri_tol_mm, tri_tol_steps, truth_band_mm, truth_bearing_band, \
-truth_move_tol_mm
+  expected: one of blame_exact_max, blame_held_weight, blame_power_prior_permille, \
+blame_power_prior_weight, blame_prior_permille, blame_prior_weight, blame_rounds, box_slack_px, \
+centre_drift_permille, centre_span_permille, delta, depth_round_mm, eps, ground_min_dip_permille, \
+ground_reach_mm, ground_slack_permille, mr5_level, pinhole_slack_permille, place_slack_permille, \
+same_tol_mm, same_tol_steps, scale_level, scale_tol_permille, still_tol_mm, still_tol_permille, \
+tri_tol_mm, tri_tol_steps, truth_band_mm, truth_bearing_band, truth_move_tol_mm
   fix: did you mean eps?
 """,
         ),

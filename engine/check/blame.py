@@ -28,6 +28,8 @@ PARAMS = (
     "blame_prior_permille",
     "blame_prior_weight",
     "blame_held_weight",
+    "blame_power_prior_permille",
+    "blame_power_prior_weight",
     "blame_rounds",
     "blame_exact_max",
 )
@@ -61,10 +63,12 @@ def run_blame(
     blamed: dict[str, set[str]] = {}
     counts: dict[str, set[str]] = {}
     active = sorted({ag for ag, _ in rates} | set(data.conflicts))
+    powers = _by_agent(active, mr_powers(data, param_lines), 4)
     for _ in range(max(1, params["blame_rounds"])):
         shared = [
             *param_lines,
             *(f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items()) if ag in active),
+            *sorted(line for ag in active for line in powers[ag]),
         ]
         found = blame_round(data, active, shared, params["blame_exact_max"])
         new_counts, new_rates = estimate(data, active, [*param_lines, *found])
@@ -92,14 +96,16 @@ class _Data:
         for line in sorted(lines["conflict_set"]):
             row = _conflict_row(line)
             self.conflicts.setdefault(row.agent, []).append(row)
-        for line in sorted(lines["answer_held"]):
-            row = _held_row(line)
+        for line in sorted(lines["answer_held"]) + sorted(
+            lines["answer_mr"]
+        ):  # both say what an answer keeps
+            row = _held_row(line, 4 if line.startswith("answer_held(") else 5)
             self.held.setdefault(row.agent, []).append(row)
         self.tested = [_held_row(line, 3) for line in sorted(lines["tested_answers"])]
         self.groups = _row_groups([r for rows in self.conflicts.values() for r in rows])  # before reduce
         self.symbol: dict[str, clingo.Symbol] = {}
         if engine == "clingo":  # the check's own symbols, else each line read by clingo's parser
-            for name in ("conflict_set", "answer_held", "tested_answers"):
+            for name in ("conflict_set", "answer_held", "answer_mr", "tested_answers"):
                 given = symbols.get(name, {})
                 for line in lines[name]:
                     self.symbol[line] = given[line] if line in given else clingo.parse_term(line)
@@ -142,8 +148,13 @@ def reduce_sets(data: _Data, members: list[Row], held: list[Row], shared: list[s
 
 
 def _add_rows(session: Session, data: _Data, conflicts: Iterable[Row], held: Iterable[Row]) -> Session:
+    """The conflict_set/4 rows and the answer_held/4 and answer_mr/5 rows (`held`) to a session."""
     session.add_rows("conflict_set", 4, [data.symbol[r.line] for r in conflicts])
-    return session.add_rows("answer_held", 4, [data.symbol[r.line] for r in held])
+    by_mr = [r for r in held if r.line.startswith("answer_mr(")]
+    session.add_rows("answer_mr", 5, [data.symbol[r.line] for r in by_mr])
+    return session.add_rows(
+        "answer_held", 4, [data.symbol[r.line] for r in held if not r.line.startswith("answer_mr(")]
+    )
 
 
 def _groups(groups: list[tuple[str, list[str]]], limit: int) -> tuple[list[str], list[str]]:
@@ -233,11 +244,14 @@ def diagnose_in_batches(
 
     # The rates' part of the weights, worked out once for every batch (rate_cost.lp)
     costs = Session("clingo", tables=False).load(BLAME_DIR / "rate_cost.lp").add_lines(shared)
-    cost_rows = costs.show(("rate_cost", 3)).symbols()
+    cost_rows = costs.show(("rate_cost", 3), ("mr_evidence", 4), ("pooled_evidence", 3)).symbols()
     params = [line for line in shared if line.startswith("param(")]
     for conflicts, batch_held in rows.values():
         session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp")
-        _add_rows(session, data, conflicts, batch_held).add_rows("rate_cost", 3, cost_rows)
+        _add_rows(session, data, conflicts, batch_held)
+        session.add_rows("rate_cost", 3, [s for s in cost_rows if s.name == "rate_cost"])
+        session.add_rows("mr_evidence", 4, [s for s in cost_rows if s.name == "mr_evidence"])
+        session.add_rows("pooled_evidence", 3, [s for s in cost_rows if s.name == "pooled_evidence"])
         out |= _clingo_blamed(session.add_lines(params))
     return out
 
@@ -269,10 +283,23 @@ def _clingo_blamed(session: Session) -> set[str]:
     return out
 
 
+def mr_powers(data: _Data, param_lines: list[str]) -> set[str]:
+    """power/4 and pooled_power/3 lines: each MR's power over each agent's answers that are wrong beyond doubt
+    (power.lp). They do not depend on the blame, so they are worked out once, before its rounds."""
+    conflicts = [r for rows in data.conflicts.values() for r in rows]
+    held = [r for rows in data.held.values() for r in rows]
+    if data.engine == "clingo":
+        session = Session("clingo", tables=False).load(BLAME_DIR / "power.lp")
+        return {str(s) for s in _add_rows(session, data, conflicts, held).add_lines(param_lines).symbols()}
+    return _prolog(
+        "ml_blame:ml_blame_power", [*(r.line for r in conflicts), *(r.line for r in held), *param_lines]
+    )
+
+
 def estimate(data: _Data, agents: list[str], given: list[str]) -> tuple[set[str], dict[tuple[str, str], int]]:
     """blame_count/5 lines and each (agent, capability)'s share of wrong answers in thousandths,
-    for the agents' tested answers and the blamed/3 lines in `given` (with the answer_held/4 rows
-    of those answers, which say their capability)."""
+    for the agents' tested answers and the blamed/3 lines in `given` (with the answer_held/4 and
+    answer_mr/5 rows of those answers, which say their capability)."""
     wanted = set(agents)
     tested = [r for r in data.tested if r.agent in wanted]
     blamed = {(f[0], f[1]) for f in (_fields(line, 3) for line in given if line.startswith("blamed("))}
@@ -342,7 +369,7 @@ def _conflict_row(line: str) -> Row:
 
 
 def _held_row(line: str, arity: int = 4) -> Row:
-    """answer_held(Agent, Query, SC, N) (or tested_answers(Agent, SC, N), arity 3) -> Row of its
-    first two arguments."""
+    """answer_held(Agent, Query, SC, N) (or tested_answers(Agent, SC, N), arity 3, or
+    answer_mr(Agent, Query, MR, Held, Broken), arity 5) -> Row of its first two arguments."""
     f = _fields(line, arity)
     return Row(line, f[0], f[1], "")

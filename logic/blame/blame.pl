@@ -7,7 +7,7 @@
 % engine/check/blame.py finds) is searched on its own by branch and bound, which gives the same optimum
 % because groups share no conflict set. Certain: no diagnosis without the answer is as cheap as the
 % optimum; possible: some diagnosis with it is.
-:- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2, ml_blame_reduce/2]).
+:- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2, ml_blame_reduce/2, ml_blame_power/2]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(assoc)).
@@ -17,7 +17,8 @@
 :- use_module(library(solution_sequences)).
 
 :- discontiguous diagnose_line/1.
-:- dynamic conflict_set/4, answer_held/4, rate/3, param/2, big/2, part/3, tested_answers/3, blamed/3, neglog/2.
+:- dynamic conflict_set/4, answer_held/4, answer_mr/5, rate/3, power/4, pooled_power/3, param/2, big/2, part/3, tested_answers/3,
+    blamed/3, neglog/2.
 
 load_neglog :- neglog(1, _), !.
 load_neglog :-
@@ -29,6 +30,12 @@ load_neglog :-
 ml_blame_diagnose(In, Out) :-
     reset, load_input(In),
     findall(L, diagnose_line(L), Ls0), sort(Ls0, Ls),
+    write_lines(Out, Ls).
+
+%% ml_blame_power(+In, +Out): power/4 lines (power.lp).
+ml_blame_power(In, Out) :-
+    reset, load_input(In),
+    findall(L, power_line(L), Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
 %% ml_blame_reduce(+In, +Out): dominated/2 lines (reduce.lp).
@@ -43,7 +50,8 @@ ml_blame_estimate(In, Out) :-
     findall(L, estimate_line(L), Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
-reset :- forall(member(N/A, [conflict_set/4, answer_held/4, rate/3, param/2, big/2, part/3, tested_answers/3, blamed/3]),
+reset :- forall(member(N/A, [conflict_set/4, answer_held/4, answer_mr/5, rate/3, power/4, pooled_power/3, param/2, big/2, part/3,
+                             tested_answers/3, blamed/3]),
                 ( functor(H, N, A), retractall(H) )).
 load_input(In) :- load_neglog, setup_call_cleanup(open(In, read, S, [encoding(utf8)]), read_facts(S), close(S)).
 read_facts(S) :-
@@ -58,8 +66,15 @@ write_lines(Out, Lines) :-
 % ---- weights (weights.lp)
 suspect(Ag, Q) :- conflict_set(Ag, _, _, Q), \+ big(Ag, Q).
 weight(Ag, Q, W) :-
-    answer_held(Ag, Q, SC, H), rate(Ag, SC, P), neglog(P, A), P1 is 1000 - P, neglog(P1, B),
-    param(blame_held_weight, Hw), W0 is A - B + Hw * H, W is max(1, W0).
+    answer_held(Ag, Q, SC, _), rate(Ag, SC, P), neglog(P, A), P1 is 1000 - P, neglog(P1, B),
+    param(blame_held_weight, Hw),
+    aggregate_all(sum(H * E), ( answer_mr(Ag, Q, MR, H, _), case_evidence(Ag, SC, MR, Hw, E) ), Ev),
+    W0 is A - B + Ev, W is max(1, W0).
+case_evidence(Ag, SC, MR, Hw, E) :-
+    (   power(Ag, SC, MR, R) -> R1 is 1000 - R, neglog(R1, E)
+    ;   pooled_power(Ag, MR, R) -> R1 is 1000 - R, neglog(R1, E)
+    ;   E = Hw
+    ).
 
 % ---- answers no optimal diagnosis retracts (reduce.lp)
 dominated(Ag, Q) :-
@@ -166,3 +181,21 @@ blame_count(Ag, SC, N, Cert, Poss) :- tested_answers(Ag, SC, N),
     aggregate_all(count, blamed_sc(Ag, SC, _, certain), Cert),
     aggregate_all(count, blamed_sc(Ag, SC, _, possible), Poss).
 blamed_sc(Ag, SC, Q, Kind) :- blamed(Ag, Q, Kind), once(answer_held(Ag, Q, SC, _)).
+
+% ---- the MRs' power over the answers that are wrong beyond doubt (power.lp)
+power_line(power(Ag, SC, MR, R)) :-
+    findall(Ag0-SC0-MR0, ( alone(Ag0, Q0), answer_held(Ag0, Q0, SC0, _), answer_mr(Ag0, Q0, MR0, _, _) ), Ks0),
+    sort(Ks0, Ks), member(Ag-SC-MR, Ks),
+    aggregate_all(sum(V), ( alone(Ag, Q), answer_held(Ag, Q, SC, _), answer_mr(Ag, Q, MR, _, V) ), B),
+    aggregate_all(sum(H + V), ( alone(Ag, Q), answer_held(Ag, Q, SC, _), answer_mr(Ag, Q, MR, H, V) ), T),
+    param(blame_power_prior_permille, P0), param(blame_power_prior_weight, A), T + A > 0,
+    R1 is (1000 * B + P0 * A) // (T + A), R is max(1, min(999, R1)).
+power_line(pooled_power(Ag, MR, R)) :-
+    findall(Ag0-MR0, ( alone(Ag0, Q0), answer_mr(Ag0, Q0, MR0, _, _) ), Ks0), sort(Ks0, Ks), member(Ag-MR, Ks),
+    aggregate_all(sum(V), ( alone(Ag, Q), answer_mr(Ag, Q, MR, _, V) ), B),
+    aggregate_all(sum(H + V), ( alone(Ag, Q), answer_mr(Ag, Q, MR, H, V) ), T),
+    param(blame_power_prior_permille, P0), param(blame_power_prior_weight, A), T + A > 0,
+    R1 is (1000 * B + P0 * A) // (T + A), R is max(1, min(999, R1)).
+alone(Ag, Q) :-
+    findall(Ag0-Q0, conflict_set(Ag0, _, _, Q0), Ps0), sort(Ps0, Ps), member(Ag-Q, Ps),
+    once(( conflict_set(Ag, C, K, Q), \+ ( conflict_set(Ag, C, K, Q2), Q2 \== Q ) )).

@@ -25,6 +25,13 @@ answer_held(Ag, Q, SC, H) :-
     findall(I, case_read_i(I, Q), Is0), sort(Is0, Is),
     aggregate_all(count, ( member(I, Is), \+ off_i(Ag, I), \+ viol_i(Ag, I) ), H).
 
+%% answer_mr(+Ag, +Q, -MR, -H, -V): answer_held/4 by MR, with the cases that broke (V).
+answer_mr(Ag, Q, MR, H, V) :-
+    findall(MR0-I, ( case_read_i(I, Q), tc_i(I, MR0, _) ), Ps0), sort(Ps0, Ps),
+    findall(MR0, member(MR0-_, Ps), MRs0), sort(MRs0, MRs), member(MR, MRs),
+    aggregate_all(count, ( member(MR-I, Ps), \+ off_i(Ag, I), \+ viol_i(Ag, I) ), H),
+    aggregate_all(count, ( member(MR-I, Ps), viol_i(Ag, I) ), V).
+
 %% tested_answers(?Ag, ?SC, -N): the agent's answers of capability SC that an applicable case reads.
 tested_answers(Ag, SC, N) :- agent(Ag), ml_tested_counts(Ag, Counts), capability(SC, _), ml_count(Counts, SC, N).
 ml_tested_counts(Ag, Counts) :-
