@@ -45,9 +45,9 @@ def _by_mr(held_lines: set[str]) -> set[str]:
 
 
 def _inputs(sets: list[set[str]], held: dict[str, int], rate: int = 100) -> tuple[list[str], list[str]]:
+    """diagnose()'s input: each answer keeps `held` cases that weigh blame_held_weight each."""
     given = [f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in sorted(s)]
-    given += [f"answer_held(a,{q},sc3b,{h})" for q, h in held.items()]
-    given += sorted(_by_mr({g for g in given if g.startswith("answer_held(")}))
+    given += [f"evidence(a,{q},sc3b,{DEFAULTS['blame_held_weight'] * h})" for q, h in held.items()]
     given += [f"param({k},{v})" for k, v in DEFAULTS.items()] + [f"rate(a,sc3b,{rate})"]
     groups = answer_groups([g for g in given if g.startswith("conflict_set")])
     parts = [f"part({ag},{i},{q})" for i, (ag, qs) in enumerate(groups) for q in qs]

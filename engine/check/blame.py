@@ -38,12 +38,14 @@ PARAMS = (
 @dataclass(frozen=True)
 class Row:
     """One input line and the fields blame moves it by: the agent, the answer (query) and, for a
-    conflict_set/4 line, its set (the case and kind as printed)."""
+    conflict_set/4 line, its set (the case and kind as printed); for an answer_held/4 line, the
+    answer's capability; for clingo, the line's symbol (handed to every program as data)."""
 
     line: str
     agent: str
     query: str
     key: str
+    sym: clingo.Symbol | None = None
 
 
 def run_blame(
@@ -55,37 +57,52 @@ def run_blame(
     """Add the blamed/3, blame_count/5 and blame_rate/3 lines of one engine's check output to it.
     `symbols`: clingo's symbols of the input lines, where the check kept them (line -> symbol).
 
-    Each agent's blame depends only on its own answers and shares, so an agent whose shares did not
-    change in a round keeps its blame and is not diagnosed again (the same result as a new round)."""
+    A group of linked answers is diagnosed from the weights of its own answers only, which change
+    only with the shares of their capabilities: a round diagnoses again only the groups with an
+    answer of a capability whose share the last round changed, and the others keep their blame
+    (the same result as diagnosing every group in every round)."""
     data = _Data(engine, lines, symbols or {})
     param_lines = [f"param({k},{params[k]})" for k in PARAMS]
     rates = {(row.agent, row.query): params["blame_prior_permille"] for row in data.tested}
-    blamed: dict[str, set[str]] = {}
+    blamed: dict[tuple[str, str], str] = {}  # (agent, answer) -> its blamed/3 line
     counts: dict[str, set[str]] = {}
-    active = sorted({ag for ag, _ in rates} | set(data.conflicts))
-    powers = _by_agent(active, mr_powers(data, param_lines), 4)
+    agents = sorted({ag for ag, _ in rates} | set(data.conflicts))
+    changed = set(rates) | set(data.capability.values())
+    data.add_evidence(param_lines)
     for _ in range(max(1, params["blame_rounds"])):
+        chosen = {
+            (ag, q)
+            for ag, qs in data.groups
+            if any(data.capability[ag, q] in changed for q in qs)
+            for q in qs
+        }
         shared = [
             *param_lines,
-            *(f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items()) if ag in active),
-            *sorted(line for ag in active for line in powers[ag]),
+            *(f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items()) if ag in agents),
         ]
-        found = blame_round(data, active, shared, params["blame_exact_max"])
-        new_counts, new_rates = estimate(data, active, [*param_lines, *found])
-        blamed.update(_by_agent(active, found, 3))
-        counts.update(_by_agent(active, new_counts, 5))
-        active = sorted({ag for (ag, sc), p in new_rates.items() if rates.get((ag, sc)) != p})
+        for key in chosen:
+            blamed.pop(key, None)
+        for line in blame_round(data, chosen, shared, params["blame_exact_max"]):
+            ag, q, _ = _fields(line, 3)
+            blamed[ag, q] = line
+        new_counts, new_rates = estimate(
+            data, agents, [*param_lines, *(line for (ag, _), line in blamed.items() if ag in agents)]
+        )
+        counts.update(_by_agent(agents, new_counts, 5))
+        changed = {(ag, sc) for (ag, sc), p in new_rates.items() if rates.get((ag, sc)) != p}
         rates.update(new_rates)
-        if not active:
+        agents = sorted({ag for ag, _ in changed})
+        if not changed:
             break
-    lines["blamed"] = set().union(*blamed.values())
+    lines["blamed"] = set(blamed.values())
     lines["blame_count"] = set().union(*counts.values())
     lines["blame_rate"] = {f"blame_rate({ag},{sc},{p})" for (ag, sc), p in rates.items()}
 
 
 class _Data:
     """The check output's blame input, read once: conflict_set/4 and answer_held/4 rows by agent,
-    tested_answers/3 rows (agent, capability in `query`) and, for clingo, each line's symbol."""
+    tested_answers/3 rows (agent, capability in `query`), the answer_mr/5 lines (and for clingo
+    their symbols), and each suspect answer's evidence/4 row by agent once add_evidence has run."""
 
     def __init__(
         self, engine: str, lines: dict[str, set[str]], symbols: Mapping[str, Mapping[str, clingo.Symbol]]
@@ -93,37 +110,68 @@ class _Data:
         self.engine = engine
         self.conflicts: dict[str, list[Row]] = {}
         self.held: dict[str, list[Row]] = {}
+        self.capability: dict[tuple[str, str], tuple[str, str]] = {}  # (agent, answer) -> (agent, SC)
+        self.evidence: dict[str, list[Row]] = {}
+        self._symbols = symbols
         for line in sorted(lines["conflict_set"]):
-            row = _conflict_row(line)
+            row = _conflict_row(line, self._symbol("conflict_set", line))
             self.conflicts.setdefault(row.agent, []).append(row)
-        for line in sorted(lines["answer_held"]) + sorted(
-            lines["answer_mr"]
-        ):  # both say what an answer keeps
-            row = _held_row(line, 4 if line.startswith("answer_held(") else 5)
+        for line in sorted(lines["answer_held"]):
+            row = _held_row(line, 4, self._symbol("answer_held", line))
             self.held.setdefault(row.agent, []).append(row)
-        self.tested = [_held_row(line, 3) for line in sorted(lines["tested_answers"])]
+            self.capability[row.agent, row.query] = (row.agent, row.key)
+        self.by_mr = sorted(lines["answer_mr"])
+        self.by_mr_symbols = (
+            [self._symbol("answer_mr", line) for line in self.by_mr] if engine == "clingo" else []
+        )
+        self.tested = [
+            _held_row(line, 3, self._symbol("tested_answers", line))
+            for line in sorted(lines["tested_answers"])
+        ]
         self.groups = _row_groups([r for rows in self.conflicts.values() for r in rows])  # before reduce
-        self.symbol: dict[str, clingo.Symbol] = {}
-        if engine == "clingo":  # the check's own symbols, else each line read by clingo's parser
-            for name in ("conflict_set", "answer_held", "answer_mr", "tested_answers"):
-                given = symbols.get(name, {})
-                for line in lines[name]:
-                    self.symbol[line] = given[line] if line in given else clingo.parse_term(line)
+
+    def _symbol(self, name: str, line: str) -> clingo.Symbol | None:
+        """For clingo, the check's own symbol of a line, else the line read by clingo's parser."""
+        if self.engine != "clingo":
+            return None
+        found = self._symbols.get(name, {}).get(line)
+        return found if found is not None else clingo.parse_term(line)
+
+    def add_evidence(self, param_lines: list[str]) -> None:
+        """Each suspect answer's evidence/4 row: what the cases it keeps say for it, weighed by each
+        MR's power over the agent's answers that are wrong beyond doubt (power.lp, evidence.lp).
+        It does not depend on the blame, so it is worked out once, before the rounds."""
+        conflicts = [r for rows in self.conflicts.values() for r in rows]
+        held = [r for rows in self.held.values() for r in rows]
+        if self.engine == "clingo":
+            session = Session("clingo", tables=False).load(BLAME_DIR / "power.lp", BLAME_DIR / "evidence.lp")
+            _add_rows(session, self, conflicts, "answer_held", held)
+            session.add_rows("answer_mr", 5, self.by_mr_symbols)
+            for sym in session.add_lines(param_lines).symbols():
+                args = sym.arguments  # the line is never needed: clingo is handed the symbol
+                row = Row("", str(args[0]), str(args[1]), "", sym)
+                self.evidence.setdefault(row.agent, []).append(row)
+            return
+        given = [*(r.line for r in conflicts), *(r.line for r in held), *self.by_mr, *param_lines]
+        for line in sorted(_prolog("ml_blame:ml_blame_evidence", given)):
+            row = _held_row(line)
+            self.evidence.setdefault(row.agent, []).append(row)
 
 
-def blame_round(data: _Data, agents: list[str], shared: list[str], exact_max: int) -> set[str]:
-    """blamed/3 lines of the agents for one round of shares (rate/3 lines in `shared`).
+def blame_round(data: _Data, chosen: set[tuple[str, str]], shared: list[str], exact_max: int) -> set[str]:
+    """blamed/3 lines of the `chosen` answers (whole groups) for one round of shares (rate/3 lines
+    in `shared`).
 
     Groups of at most exact_max answers are diagnosed whole: the answers reduce.lp would take out
     of them are in no optimal diagnosis, so the blame is the same. Larger groups are reduced first,
     which splits those that hub answers with much evidence for them join."""
-    members = [r for ag in agents for r in data.conflicts.get(ag, [])]
-    held = [r for ag in agents for r in data.held.get(ag, [])]
-    large = {(ag, q) for ag, qs in data.groups if ag in agents and len(qs) > exact_max for q in qs}
+    members = [r for rows in data.conflicts.values() for r in rows if (r.agent, r.query) in chosen]
+    held = [r for rows in data.evidence.values() for r in rows if (r.agent, r.query) in chosen]  # costs
+    large = {(ag, q) for ag, qs in data.groups if len(qs) > exact_max for q in qs if (ag, q) in chosen}
     to_reduce = [r for r in members if (r.agent, r.query) in large]
     out = reduce_sets(data, to_reduce, [r for r in held if (r.agent, r.query) in large], shared)
     kept = [r for r in members if (r.agent, r.query) not in out]
-    small = [(ag, qs) for ag, qs in data.groups if ag in agents and len(qs) <= exact_max]
+    small = [(ag, qs) for ag, qs in data.groups if len(qs) <= exact_max and (ag, qs[0]) in chosen]
     groups = sorted([*small, *_row_groups([r for r in kept if (r.agent, r.query) in large])])
     if data.engine == "clingo":
         return diagnose_in_batches(data, groups, kept, held, exact_max, shared)
@@ -135,10 +183,10 @@ def blame_round(data: _Data, agents: list[str], shared: list[str], exact_max: in
 def reduce_sets(data: _Data, members: list[Row], held: list[Row], shared: list[str]) -> set[tuple[str, str]]:
     """The (agent, answer) pairs no optimal diagnosis retracts (reduce.lp). One pass finds them
     all: taking an answer out of its sets only raises what the others of those sets cost, so no
-    answer the pass kept becomes one of them."""
+    answer the pass kept becomes one of them. `held`: the answers' evidence/4 rows."""
     if data.engine == "clingo":
         session = Session("clingo", tables=False).load(BLAME_DIR / "reduce.lp")
-        _add_rows(session, data, members, held).add_lines(shared)
+        _add_rows(session, data, members, "evidence", held).add_lines(shared)
         found = {str(s) for s in session.symbols()}
     else:
         found = _prolog(
@@ -147,14 +195,12 @@ def reduce_sets(data: _Data, members: list[Row], held: list[Row], shared: list[s
     return {(f[0], f[1]) for f in (_fields(line, 2) for line in found)}
 
 
-def _add_rows(session: Session, data: _Data, conflicts: Iterable[Row], held: Iterable[Row]) -> Session:
-    """The conflict_set/4 rows and the answer_held/4 and answer_mr/5 rows (`held`) to a session."""
-    session.add_rows("conflict_set", 4, [data.symbol[r.line] for r in conflicts])
-    by_mr = [r for r in held if r.line.startswith("answer_mr(")]
-    session.add_rows("answer_mr", 5, [data.symbol[r.line] for r in by_mr])
-    return session.add_rows(
-        "answer_held", 4, [data.symbol[r.line] for r in held if not r.line.startswith("answer_mr(")]
-    )
+def _add_rows(
+    session: Session, data: _Data, conflicts: Iterable[Row], name: str, rows: Iterable[Row]
+) -> Session:
+    """The conflict_set/4 rows and the answers' `name`/4 rows (answer_held or evidence) to a session."""
+    session.add_rows("conflict_set", 4, [r.sym for r in conflicts if r.sym is not None])
+    return session.add_rows(name, 4, [r.sym for r in rows if r.sym is not None])
 
 
 def _groups(groups: list[tuple[str, list[str]]], limit: int) -> tuple[list[str], list[str]]:
@@ -211,7 +257,7 @@ def diagnose_in_batches(
 ) -> set[str]:
     """diagnose() on clingo: the groups too large to optimise (over exact_max answers) in one
     program without a search (big_only.lp), the others whole groups at a time (about BATCH_ANSWERS
-    answers a batch: diagnose.lp). `kept`: the conflict set rows; `held`: the answer_held/4 rows of
+    answers a batch: diagnose.lp). `kept`: the conflict set rows; `held`: the evidence/4 rows of
     the answers, for their weights."""
     batch_of: dict[tuple[str, str], int] = {}
     size, batch = 0, 0
@@ -239,20 +285,16 @@ def diagnose_in_batches(
         session = Session("clingo", tables=False).load(BLAME_DIR / "big_only.lp")
         out |= {
             "blamed" + str(sym)[len("big_blamed") :]
-            for sym in _add_rows(session, data, big_rows, []).symbols()
+            for sym in _add_rows(session, data, big_rows, "evidence", []).symbols()
         }
 
     # The rates' part of the weights, worked out once for every batch (rate_cost.lp)
     costs = Session("clingo", tables=False).load(BLAME_DIR / "rate_cost.lp").add_lines(shared)
-    cost_rows = costs.show(("rate_cost", 3), ("mr_evidence", 4), ("pooled_evidence", 3)).symbols()
-    params = [line for line in shared if line.startswith("param(")]
+    cost_rows = costs.show(("rate_cost", 3)).symbols()
     for conflicts, batch_held in rows.values():
         session = Session("clingo", tables=False, options=OPTIMUM).load(BLAME_DIR / "diagnose.lp")
-        _add_rows(session, data, conflicts, batch_held)
-        session.add_rows("rate_cost", 3, [s for s in cost_rows if s.name == "rate_cost"])
-        session.add_rows("mr_evidence", 4, [s for s in cost_rows if s.name == "mr_evidence"])
-        session.add_rows("pooled_evidence", 3, [s for s in cost_rows if s.name == "pooled_evidence"])
-        out |= _clingo_blamed(session.add_lines(params))
+        _add_rows(session, data, conflicts, "evidence", batch_held)
+        out |= _clingo_blamed(session.add_rows("rate_cost", 3, cost_rows))
     return out
 
 
@@ -271,45 +313,36 @@ def diagnose(engine: str, given: list[str], parts: list[str]) -> set[str]:
 
 
 def _clingo_blamed(session: Session) -> set[str]:
-    session.show(("blame", 2), ("big_blamed", 3))
-    certain = {str(s) for s in session.consequences("cautious")}
+    """blamed/3 lines from the brave consequences of diagnose.lp: blamed in some optimal diagnosis
+    and kept in none is certain, blamed in some and kept in some possible. (The lines are cut from
+    the printed atoms: reading each symbol's arguments through clingo's API costs twice as much.)"""
+    session.show(("blame", 2), ("kept", 2), ("big_blamed", 3))
+    printed = [str(s) for s in session.consequences("brave")]
+    kept = {line[4:] for line in printed if line.startswith("kept(")}  # "(Ag,Q)"
     out: set[str] = set()
-    for sym in session.consequences("brave"):
-        ag, q = (str(a) for a in sym.arguments[:2])
-        if sym.name == "big_blamed":
-            out.add(f"blamed({ag},{q},{sym.arguments[2]})")
-        else:
-            out.add(f"blamed({ag},{q},{'certain' if str(sym) in certain else 'possible'})")
+    for line in printed:
+        if line.startswith("big_blamed("):
+            out.add(line[4:])
+        elif line.startswith("blame("):
+            kind = "possible" if line[5:] in kept else "certain"
+            out.add(f"blamed{line[5:-1]},{kind})")
     return out
-
-
-def mr_powers(data: _Data, param_lines: list[str]) -> set[str]:
-    """power/4 and pooled_power/3 lines: each MR's power over each agent's answers that are wrong beyond doubt
-    (power.lp). They do not depend on the blame, so they are worked out once, before its rounds."""
-    conflicts = [r for rows in data.conflicts.values() for r in rows]
-    held = [r for rows in data.held.values() for r in rows]
-    if data.engine == "clingo":
-        session = Session("clingo", tables=False).load(BLAME_DIR / "power.lp")
-        return {str(s) for s in _add_rows(session, data, conflicts, held).add_lines(param_lines).symbols()}
-    return _prolog(
-        "ml_blame:ml_blame_power", [*(r.line for r in conflicts), *(r.line for r in held), *param_lines]
-    )
 
 
 def estimate(data: _Data, agents: list[str], given: list[str]) -> tuple[set[str], dict[tuple[str, str], int]]:
     """blame_count/5 lines and each (agent, capability)'s share of wrong answers in thousandths,
-    for the agents' tested answers and the blamed/3 lines in `given` (with the answer_held/4 and
-    answer_mr/5 rows of those answers, which say their capability)."""
+    for the agents' tested answers and the blamed/3 lines in `given` (with the answer_held/4 rows
+    of those answers, which say their capability)."""
     wanted = set(agents)
     tested = [r for r in data.tested if r.agent in wanted]
     blamed = {(f[0], f[1]) for f in (_fields(line, 3) for line in given if line.startswith("blamed("))}
     held = [r for ag in agents for r in data.held.get(ag, []) if (r.agent, r.query) in blamed]
     if data.engine == "clingo":
         session = Session("clingo", tables=False).load(BLAME_DIR / "rates.lp")
-        session.add_rows("tested_answers", 3, [data.symbol[r.line] for r in tested])
+        session.add_rows("tested_answers", 3, [r.sym for r in tested if r.sym is not None])
         blamed_lines = [line for line in given if line.startswith("blamed(")]
         session.add_rows("blamed", 3, [clingo.parse_term(line) for line in blamed_lines])
-        _add_rows(session, data, [], held).add_lines(
+        _add_rows(session, data, [], "answer_held", held).add_lines(
             [line for line in given if not line.startswith("blamed(")]
         )
         found = {str(s) for s in session.symbols()}
@@ -355,7 +388,7 @@ def _fields(line: str, arity: int) -> list[str]:
     return [str(a) for a in clingo.parse_term(line).arguments]
 
 
-def _conflict_row(line: str) -> Row:
+def _conflict_row(line: str, sym: clingo.Symbol | None = None) -> Row:
     """conflict_set(Agent, Case, Kind, Query) -> Row (the set's key: "Case,Kind" as printed): the
     case may be any term, so the agent is split off at the first comma and the kind and query at
     the last two."""
@@ -363,13 +396,13 @@ def _conflict_row(line: str) -> Row:
     head, _, q = rest.rpartition(",")
     kind = head.rpartition(",")[2]
     if all(_PLAIN.fullmatch(f) for f in (ag, kind, q)) and line.startswith("conflict_set("):
-        return Row(line, ag, q, head)
+        return Row(line, ag, q, head, sym)
     ag, case, kind, q = (str(a) for a in clingo.parse_term(line).arguments)
-    return Row(line, ag, q, f"{case},{kind}")
+    return Row(line, ag, q, f"{case},{kind}", sym)
 
 
-def _held_row(line: str, arity: int = 4) -> Row:
-    """answer_held(Agent, Query, SC, N) (or tested_answers(Agent, SC, N), arity 3, or
-    answer_mr(Agent, Query, MR, Held, Broken), arity 5) -> Row of its first two arguments."""
+def _held_row(line: str, arity: int = 4, sym: clingo.Symbol | None = None) -> Row:
+    """answer_held(Agent, Query, SC, N) or evidence(Agent, Query, SC, E) (or tested_answers(Agent,
+    SC, N), arity 3) -> Row of its first two arguments (and the capability SC as its key)."""
     f = _fields(line, arity)
-    return Row(line, f[0], f[1], "")
+    return Row(line, f[0], f[1], f[2] if arity == 4 else "", sym)

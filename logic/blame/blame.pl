@@ -1,5 +1,5 @@
 % Blame on SWI-Prolog: the twin of diagnose.lp (with big.lp), weights.lp (with rate_cost.lp),
-% reduce.lp and rates.lp. engine/check/blame.py hands both engines the same input lines; here they
+% power.lp with evidence.lp, reduce.lp and rates.lp. engine/check/blame.py hands both engines the same input lines; here they
 % are read as data (read_term, never called) and the result lines are printed as clingo prints them
 % (the driver's ml_emit/2).
 %
@@ -7,7 +7,7 @@
 % engine/check/blame.py finds) is searched on its own by branch and bound, which gives the same optimum
 % because groups share no conflict set. Certain: no diagnosis without the answer is as cheap as the
 % optimum; possible: some diagnosis with it is.
-:- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2, ml_blame_reduce/2, ml_blame_power/2]).
+:- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2, ml_blame_reduce/2, ml_blame_evidence/2]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(assoc)).
@@ -17,8 +17,8 @@
 :- use_module(library(solution_sequences)).
 
 :- discontiguous diagnose_line/1.
-:- dynamic conflict_set/4, answer_held/4, answer_mr/5, rate/3, power/4, pooled_power/3, param/2, big/2, part/3, tested_answers/3,
-    blamed/3, neglog/2.
+:- dynamic conflict_set/4, answer_held/4, answer_mr/5, evidence/4, rate/3, power/4, pooled_power/3, param/2,
+    big/2, part/3, tested_answers/3, blamed/3, neglog/2.
 
 load_neglog :- neglog(1, _), !.
 load_neglog :-
@@ -32,10 +32,11 @@ ml_blame_diagnose(In, Out) :-
     findall(L, diagnose_line(L), Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
-%% ml_blame_power(+In, +Out): power/4 lines (power.lp).
-ml_blame_power(In, Out) :-
+%% ml_blame_evidence(+In, +Out): evidence/4 lines (power.lp, then evidence.lp).
+ml_blame_evidence(In, Out) :-
     reset, load_input(In),
-    findall(L, power_line(L), Ls0), sort(Ls0, Ls),
+    findall(L, power_line(L), Ps), forall(member(P, Ps), assertz(P)),
+    findall(L, evidence_line(L), Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
 %% ml_blame_reduce(+In, +Out): dominated/2 lines (reduce.lp).
@@ -50,8 +51,8 @@ ml_blame_estimate(In, Out) :-
     findall(L, estimate_line(L), Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
-reset :- forall(member(N/A, [conflict_set/4, answer_held/4, answer_mr/5, rate/3, power/4, pooled_power/3, param/2, big/2, part/3,
-                             tested_answers/3, blamed/3]),
+reset :- forall(member(N/A, [conflict_set/4, answer_held/4, answer_mr/5, evidence/4, rate/3, power/4, pooled_power/3,
+                             param/2, big/2, part/3, tested_answers/3, blamed/3]),
                 ( functor(H, N, A), retractall(H) )).
 load_input(In) :- load_neglog, setup_call_cleanup(open(In, read, S, [encoding(utf8)]), read_facts(S), close(S)).
 read_facts(S) :-
@@ -66,10 +67,13 @@ write_lines(Out, Lines) :-
 % ---- weights (weights.lp)
 suspect(Ag, Q) :- conflict_set(Ag, _, _, Q), \+ big(Ag, Q).
 weight(Ag, Q, W) :-
-    answer_held(Ag, Q, SC, _), rate(Ag, SC, P), neglog(P, A), P1 is 1000 - P, neglog(P1, B),
-    param(blame_held_weight, Hw),
-    aggregate_all(sum(H * E), ( answer_mr(Ag, Q, MR, H, _), case_evidence(Ag, SC, MR, Hw, E) ), Ev),
+    evidence(Ag, Q, SC, Ev), rate(Ag, SC, P), neglog(P, A), P1 is 1000 - P, neglog(P1, B),
     W0 is A - B + Ev, W is max(1, W0).
+
+% ---- the evidence of the kept cases (evidence.lp)
+evidence_line(evidence(Ag, Q, SC, E)) :-
+    answer_held(Ag, Q, SC, _), param(blame_held_weight, Hw),
+    aggregate_all(sum(H * Ev), ( answer_mr(Ag, Q, MR, H, _), case_evidence(Ag, SC, MR, Hw, Ev) ), E).
 case_evidence(Ag, SC, MR, Hw, E) :-
     (   power(Ag, SC, MR, R) -> R1 is 1000 - R, neglog(R1, E)
     ;   pooled_power(Ag, MR, R) -> R1 is 1000 - R, neglog(R1, E)
