@@ -377,6 +377,8 @@ def _prolog(goal: str, given: list[str]) -> set[str]:
 # or escapes, split off at a comma; any other line is read by clingo's term parser.
 
 _PLAIN = re.compile(r"[a-z_][A-Za-z0-9_']*|-?[0-9]+|\"[^\"\\,]*\"")
+# A set's kind: a name, or a name around one plain name or number (an MR's view(O) or zero(D)).
+_KIND = re.compile(r"[a-z_][A-Za-z0-9_']*(\((?:[a-z_][A-Za-z0-9_']*|-?[0-9]+)\))?")
 
 
 def _fields(line: str, arity: int) -> list[str]:
@@ -395,7 +397,8 @@ def _conflict_row(line: str, sym: clingo.Symbol | None = None) -> Row:
     ag, _, rest = line[13:-1].partition(",")
     head, _, q = rest.rpartition(",")
     kind = head.rpartition(",")[2]
-    if all(_PLAIN.fullmatch(f) for f in (ag, kind, q)) and line.startswith("conflict_set("):
+    plain = _PLAIN.fullmatch(ag) and _KIND.fullmatch(kind) and _PLAIN.fullmatch(q)
+    if plain and line.startswith("conflict_set("):
         return Row(line, ag, q, head, sym)
     ag, case, kind, q = (str(a) for a in clingo.parse_term(line).arguments)
     return Row(line, ag, q, f"{case},{kind}", sym)

@@ -141,6 +141,17 @@ violates(Ag, mr11(Q), R) :- member(R, [move_against_view, depth_against_view, di
     once(mr11_off_row(Ag, Q, R, _)).
 violates(Ag, mr11(Q), zero_depth) :- once(( stored_case_query(mr11(Q), D), depth_query(D, _, _, _), mag_answer(Ag, D, 0) )).
 
+% The answers that cannot all be right: a depth pair that does not rescale, the whole case for a
+% move or distance view, a depth of 0 (see mr11_move_view.lp).
+:- multifile conflict/4.
+:- dynamic conflict/4.
+conflict(Ag, mr11(Q), rescale(O), X) :- mr11_off_row(Ag, Q, depth_against_view, O), mr11_view_depth(Q, O, X).
+conflict(Ag, mr11(Q), views, X) :- once(( mr11_off_row(Ag, Q, R, _), R \== depth_against_view )),
+    ml_case_id(mr11(Q), I), case_read_i(I, X), answer(Ag, X, _).
+conflict(Ag, mr11(Q), zero(D), D) :- mr11_move(Q, _, _, _, _), stored_case_query(mr11(Q), D),
+    depth_query(D, _, _, _), mag_answer(Ag, D, 0).
+mr11_view_depth(Q, O, X) :- mr11_move(Q, _, T, S1, S2), mr11_shared(T, S1, S2, O, D1, D2), member(X, [D1, D2]).
+
 % The boxes behind a violation: those of the views that broke the law (for any reason).
 explain(Ag, mr11(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- mr11_view(Q, mr11(Q, O)),
     once(mr11_off_row(Ag, Q, _, O)),
