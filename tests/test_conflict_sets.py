@@ -51,3 +51,71 @@ def test_mr11_charges_depths_that_do_not_rescale_not_the_move(engine: str, tmp_p
         "conflict_set(back,mr11(q753),views,q752)",
         "conflict_set(back,mr11(q753),views,q753)",
     }
+
+
+# MR7 (examples/facts/mr7_view.lp's kitchen): the kettle's box lies 250 px right of the mug's, the
+# cup's 300 px above it. `lefty` reads the boxes wrong ("left"), with depths; `low` says the cup is
+# below the mug although, at the depths it gave, its box puts the cup higher.
+KITCHEN = """\
+trajectory(kitchen, household).
+image_size(kitchen, 1000, 1000).
+camera(kitchen, 1000, 1000, 500, 500).
+camera_pitch(kitchen, 0, 0).
+detection(kitchen, 0, mug, mug, 900, 450, 450, 549, 549).
+detection(kitchen, 0, kettle, kettle, 900, 700, 450, 799, 549).
+detection(kitchen, 0, cup, cup, 900, 450, 150, 549, 249).
+query(q711, obj_dir(kitchen, 0, kettle, mug)).
+query(q712, obj_dir(kitchen, 0, cup, mug)).
+query(q713, depth(kitchen, 0, cup)).
+query(q714, depth(kitchen, 0, mug)).
+query(q715, depth(kitchen, 0, kettle)).
+answer(lefty, q711, left).
+answer(lefty, q714, 1000).
+answer(lefty, q715, 1000).
+answer(low, q712, below).
+answer(low, q713, 1000).
+answer(low, q714, 1000).
+"""
+
+
+@pytest.mark.parametrize("engine", ["clingo", "prolog"])
+def test_mr7_blames_a_lateral_break_on_the_answer_alone(engine: str, tmp_path: Path) -> None:
+    """Left/right reads only the boxes and the answer: the depths the case also reads are not in
+    its set. Above/below places the boxes at the agent's depths: they are."""
+    (tmp_path / "kitchen.lp").write_text(KITCHEN)
+    out = run_engine(engine, load_ruleset(), read_facts(tmp_path).program(), {})
+    assert {v for v in out.lines["violation"] if "mr7" in v} == {
+        "violation(lefty,mr7(q711),mr7,sc2a,lateral_against_boxes)",
+        "violation(low,mr7(q712),mr7,sc2a,vertical_against_boxes)",
+    }
+    assert {c for c in out.lines["conflict_set"] if "mr7" in c} == {
+        "conflict_set(lefty,mr7(q711),lateral,q711)",
+        "conflict_set(low,mr7(q712),depths,q712)",
+        "conflict_set(low,mr7(q712),depths,q713)",
+        "conflict_set(low,mr7(q712),depths,q714)",
+    }
+
+
+# MR18: four objects in one frame; `loop` says a is left of b, b of c and c of a (no placement fits),
+# and a is right of d (which fits any placement of the loop).
+LOOP = """\
+trajectory(den, household).
+query(q801, obj_dir(den, 0, a, b)).
+query(q802, obj_dir(den, 0, b, c)).
+query(q803, obj_dir(den, 0, c, a)).
+query(q804, obj_dir(den, 0, a, d)).
+answer(loop, q801, left).
+answer(loop, q802, left).
+answer(loop, q803, left).
+answer(loop, q804, right).
+"""
+
+
+@pytest.mark.parametrize("engine", ["clingo", "prolog"])
+def test_mr18_names_the_relations_of_the_cycle_not_the_whole_frame(engine: str, tmp_path: Path) -> None:
+    (tmp_path / "den.lp").write_text(LOOP)
+    out = run_engine(engine, load_ruleset(), read_facts(tmp_path).program(), {})
+    assert "violation(loop,mr18(den,0),mr18,sc2a,no_placement)" in out.lines["violation"]
+    assert {c for c in out.lines["conflict_set"] if "mr18" in c} == {
+        f"conflict_set(loop,mr18(den,0),side,{q})" for q in ("q801", "q802", "q803")
+    }

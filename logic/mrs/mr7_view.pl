@@ -38,5 +38,14 @@ mr7_vertical_off(1, _, H, W) :- H < W // 10.
 mr7_vertical_off(-1, L, _, W) :- L > -(W // 10).
 mr7_vertical_off(0, L, H, W) :- ( L > W // 10 + 1 ; H < -(W // 10 + 1) ), !.
 
+% The answers that cannot all be right: a lateral break names the answer alone, a depth or height
+% break the answer and the depths (see mr7_view.lp).
+:- multifile conflict/4.
+:- dynamic conflict/4.
+conflict(Ag, mr7(Q), lateral, Q) :- violated(Ag, mr7(Q)), mr7_violates(Ag, mr7(Q), lateral_against_boxes).
+conflict(Ag, mr7(Q), depths, X) :- violated(Ag, mr7(Q)),
+    once(( member(R, [depth_against_depths, vertical_against_boxes]), mr7_violates(Ag, mr7(Q), R) )),
+    ml_case_id(mr7(Q), I), case_read_i(I, X), answer(Ag, X, _).
+
 explain(_, mr7(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- query(Q, obj_dir(T, S, A, B)),
     member(O, [A, B]), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
