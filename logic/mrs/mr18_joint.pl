@@ -39,13 +39,12 @@ mr18_bad(Ag, T, S, X, U) :- mr18_axis_name(X), mr18_start(Ag, T, S, X, U), once(
 violates(Ag, mr18(T, S), no_placement) :- mr18_frame_row(T, S), agent(Ag), once(mr18_bad(Ag, T, S, _, _)).
 
 mr18_edge(Ag, T, S, X, P, R, Q) :- ( mr18_gt(Ag, T, S, X, P, R, Q) ; mr18_level(Ag, T, S, X, P, R, Q) ).
-explain(Ag, mr18(T, S), answer(Ag, Q, N)) :- distinct(Q, mr18_explained(Ag, T, S, Q)), answer(Ag, Q, N).
-mr18_explained(Ag, T, S, Q) :- mr18_axis_name(X), mr18_bad(Ag, T, S, X, U), mr18_edge(Ag, T, S, X, P, R, Q),
+explain(Ag, mr18(T, S), answer(Ag, Q, N)) :- distinct(Q, mr18_cycle(Ag, T, S, _, Q)), answer(Ag, Q, N).
+mr18_cycle(Ag, T, S, X, Q) :- mr18_axis_name(X), mr18_bad(Ag, T, S, X, U), mr18_edge(Ag, T, S, X, P, R, Q),
     once(mr18_walk(Ag, T, S, X, U, P, _)), once(mr18_walk(Ag, T, S, X, R, U, _)).
 
-% The answers that cannot all be right: on each axis that no placement fits, the relations on walks
-% from a cycle's start and back (see mr18_joint.lp).
+% The answers that cannot all be right: on each axis that no placement fits, the relations of its
+% cycles, as explained (see mr18_joint.lp).
 :- multifile conflict/4.
 :- dynamic conflict/4.
-conflict(Ag, mr18(T, S), X, Q) :- violated(Ag, mr18(T, S)), mr18_axis_name(X), mr18_bad(Ag, T, S, X, U),
-    mr18_edge(Ag, T, S, X, P, R, Q), once(mr18_walk(Ag, T, S, X, U, P, _)), once(mr18_walk(Ag, T, S, X, R, U, _)).
+conflict(Ag, mr18(T, S), X, Q) :- violated(Ag, mr18(T, S)), mr18_cycle(Ag, T, S, X, Q).
