@@ -119,3 +119,29 @@ def test_mr18_names_the_relations_of_the_cycle_not_the_whole_frame(engine: str, 
     assert {c for c in out.lines["conflict_set"] if "mr18" in c} == {
         f"conflict_set(loop,mr18(den,0),side,{q})" for q in ("q801", "q802", "q803")
     }
+
+
+# MR17's move directions (examples/facts/mr17_ground.lp's lift): the camera rose 1000 mm, so a move
+# answered level is wrong on its own; the case reads no other answer (no depth, no size).
+LIFT = """\
+trajectory(lift, drone).
+camera(lift, 500, 500, 320, 240).
+camera_height(lift, 0, 5000).
+camera_height(lift, 1, 6000).
+query(q903, move_dir(lift, 0, 1)).
+query(q904, move_dist(lift, 0, 1)).
+answer(level, q903, move(forward, none)).
+answer(level, q904, 1).
+"""
+
+
+@pytest.mark.parametrize("engine", ["clingo", "prolog"])
+def test_mr17_blames_a_move_direction_against_the_camera_height_alone(engine: str, tmp_path: Path) -> None:
+    (tmp_path / "lift.lp").write_text(LIFT)
+    out = run_engine(engine, load_ruleset(), read_facts(tmp_path).program(), {})
+    assert {v for v in out.lines["violation"] if "mr17" in v} == {
+        "violation(level,mr17w(q903),mr17,sc1a,direction_against_ground)"
+    }
+    assert {c for c in out.lines["conflict_set"] if "mr17" in c} == {
+        "conflict_set(level,mr17w(q903),all,q903)"
+    }

@@ -6,7 +6,8 @@ stands on and its footprint); the oracle must break none of MR17's cases, and ag
 oracle's answers by one metric distortion the other MRs let through (every depth doubled, every
 distance doubled, every length 500 mm too long) must fall to at most 0.5 where MR17 reads them
 (500 mm more is within the tolerance of the drone's distances of tens of metres, so only its sizes
-and depths are asserted).
+and depths are asserted), and so must an agent that answers every move as "none" on the direction of
+its moves, which MR17 reads from the camera's change of height and the anchored objects alone.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ spec = "oracle"
 enabled = false
 """
 ANSWER = re.compile(r"answer\(oracle, (\w+), (\d+)\)\.$")
+MOVE = re.compile(r"answer\(oracle, (\w+), move\(\w+, ?\w+\)\)\.$")
 QUERY = re.compile(r"query\((\w+), (\w+)\(")
 DISTANCES = ("obj_dist", "map_dist", "ego_dist")
 DISTORTIONS = {  # name: (the query kinds it changes, how)
@@ -91,6 +93,10 @@ def test_the_oracle_breaks_no_ground_case_and_metric_distortions_fall(run: Path,
                 line = line.replace("answer(oracle,", f"answer({name},")
             lines.append(line)
         (tmp_path / f"{name}.lp").write_text("\n".join(lines) + "\n")
+    # An agent that says it never moved (its other answers the oracle's).
+    still = [MOVE.sub(r"answer(still, \1, move(none, none)).", line) for line in oracle.splitlines()]
+    still = [line.replace("answer(oracle,", "answer(still,") for line in still]
+    (tmp_path / "still.lp").write_text("\n".join(still) + "\n")
     # Both engines on the whole run (they must agree on every case, violation, score and
     # explanation, or the check fails): MR17 and MR18 on real simulated boxes and answers.
     res = run_check(str(tmp_path), mrs=["mr17", "mr18"], engine="both")
@@ -104,6 +110,7 @@ def test_the_oracle_breaks_no_ground_case_and_metric_distortions_fall(run: Path,
         ("distances_double", "sc4b"),
         ("lengths_plus_500", "sc3a"),
         ("lengths_plus_500", "sc3b"),
+        ("still", "sc1a"),
     ):
         n, v = scores[(name, sc)]
         assert n > 0 and (n - v) / n <= 0.5, (name, sc, n, v)

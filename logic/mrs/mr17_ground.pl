@@ -1,6 +1,6 @@
 % MR17 ground anchor: an object standing on a known surface meets it where the ray through its box's
 % bottom row meets that surface, so a camera of known height and pitch bounds its depth and size,
-% and the distances between such objects and from the camera.
+% and the distances between such objects, from the camera, and how far and which way the camera moved.
 :- include('mr17_ground.decl').
 
 % The geometry and the rounding allowances are explained in mr17_ground.lp; the same integer steps
@@ -54,8 +54,9 @@ mr17_pos_of(T, S, O, XL, XH, FLc, FHc, ZLc, ZHc) :- mr17_depth_of(T, S, O, DL, D
 
 % The intervals of every anchored box are stored once per run, before the cases (the driver's
 % ml_mr_store/2): the cases, their verdicts and their explanations read them again.
-:- dynamic mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_axes_row/8.
-ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_axes_row/8]).
+:- dynamic mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_axes_row/8, mr17_sd_row/7.
+ml_mr_store(mr17_store, [mr17_depth_row/5, mr17_size_row/5, mr17_pos_row/9, mr17_span_row/4, mr17_axes_row/8,
+                         mr17_sd_row/7]).
 mr17_store :-
     ml_forall_set(d(T, S, O, DL, DH), mr17_depth_of(T, S, O, DL, DH), assertz(mr17_depth_row(T, S, O, DL, DH))),
     ml_forall_set(s(T, S, O, HL, HH), mr17_size_of(T, S, O, HL, HH), assertz(mr17_size_row(T, S, O, HL, HH))),
@@ -63,7 +64,9 @@ mr17_store :-
                   assertz(mr17_pos_row(T, S, O, XL, XH, FL, FH, ZL, ZH))),
     ml_forall_set(q(Q, K, N, X), mr17_span_of(Q, K, N, X), assertz(mr17_span_row(Q, K, N, X))),
     ml_forall_set(v(Q, O, R, GX, SX, GF, SF, DZ), mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ),
-                  assertz(mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ))).
+                  assertz(mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ))),
+    ml_forall_set(w(Q, O, R, XL, XH, FL, FH), mr17_sd_of(Q, O, R, XL, XH, FL, FH),
+                  assertz(mr17_sd_row(Q, O, R, XL, XH, FL, FH))).
 
 % Distances between two anchored objects of a frame and from the camera to one: the least and
 % greatest squared length in cm^2 (see mr17_ground.lp).
@@ -140,6 +143,38 @@ mr17_fits(Ag, Q, O, A, B) :- mr17_turn(Ag, Q, R, SA, SB), mr17_axes_row(Q, O, R,
 violates(Ag, mr17v(Q), distance_against_ground) :- mr17_steps(Ag, Q, A, B),
     mr17_view(Q, O), \+ mr17_fits(Ag, Q, O, A, B), !.
 
+% Move directions (SC1-a; see mr17_ground.lp): each view's signed parts across and ahead (cm) for
+% each turn, widened for the heading, mr17_sd_row(Q, O, R, XL, XH, FL, FH); the part up is the
+% change of the camera's height.
+mr17_wq(Q, T, S1, S2, D) :- move_query(Q, move_dir, T, S1, S2), agent_camera(T), S1 \== S2,
+    once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)), D is H2 - H1.
+mr17_sd_of(Q, O, R, XL, XH, FL, FH) :- mr17_wq(Q, T, S1, S2, _), mr17_pos_row(T, S1, O, X1L, X1H, F1L, F1H, _, _),
+    mr17_pos_row(T, S2, O, X2L, X2H, F2L, F2H, _, _), AX is max(abs(X2L), abs(X2H)),
+    mr17_sd_turn(T, S1, S2, O, R, X1L - X1H - F1L - F1H, X2L - X2H - F2L - F2H, XL0, XH0, FL0, FH0),
+    ( R =:= 0 -> PX is (70 * F2H + 3 * AX) // 1000, PF is (70 * AX + 3 * F2H) // 1000
+    ; PX is 70 * (AX + F2H) // 1000, PF = PX ),
+    E is 35 * (max(abs(XL0), abs(XH0)) + max(abs(FL0), abs(FH0))) // 1000 + 1,
+    XL is XL0 - E - PX, XH is XH0 + E + PX, FL is FL0 - E - PF, FH is FH0 + E + PF.
+mr17_sd_turn(T, S1, S2, O, 0, X1L - X1H - _ - _, X2L - X2H - _ - _, XL, XH, TL, TH) :-
+    once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)), mr17_reach(T, O, Rc),
+    E is Rc * 70 // 1000 + 1, TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
+    XL is X1L - X2H, XH is X1H - X2L.
+mr17_sd_turn(_, _, _, _, R, X1L - X1H - F1L - F1H, X2L - X2H - F2L - F2H, XL, XH, FL, FH) :-
+    mr17_quarter(R, Cr, Sr), R =\= 0,
+    XS = [Cr * X2L - Sr * F2L, Cr * X2L - Sr * F2H, Cr * X2H - Sr * F2L, Cr * X2H - Sr * F2H],
+    FS = [Sr * X2L + Cr * F2L, Sr * X2L + Cr * F2H, Sr * X2H + Cr * F2L, Sr * X2H + Cr * F2H],
+    min_list(XS, RXL), max_list(XS, RXH), min_list(FS, RFL), max_list(FS, RFH),
+    XL is X1L - RXH, XH is X1H - RXL, FL is F1L - RFH, FH is F1H - RFL.
+testcase(mr17w(Q), mr17, sc1a) :- mr17_wq(Q, _, _, _, _).
+case_query(mr17w(Q), Q) :- mr17_wq(Q, _, _, _, _).
+% mr17_wpart(Ag, Q, O, Sign, L, H): a part's answered sign and interval (mm); O = up for the height.
+mr17_wpart(Ag, Q, O, Sg, L, H) :- move_answer(Ag, Q, move(N, Tn)), turn(Tn, R), dir_name(move, N, A, B, C),
+    ( mr17_sd_row(Q, O, R, XL, XH, FL, FH), ( Sg = A, L is 10 * XL, H is 10 * XH ; Sg = B, L is 10 * FL, H is 10 * FH )
+    ; O = up, Sg = C, mr17_wq(Q, _, _, _, L), H = L ).
+mr17_wrong(Ag, Q, O) :- mr17_wpart(Ag, Q, O, Sg, L, H), param(truth_move_tol_mm, W),
+    ( Sg =:= 1 -> H =< W ; Sg =:= -1 -> L >= -W ; ( L > W ; H < -W ) ).
+violates(Ag, mr17w(Q), direction_against_ground) :- once(mr17_wrong(Ag, Q, _)).
+
 violates(Ag, mr17o(Q), R) :- mr17_dviolates(Ag, Q, R).
 violates(Ag, mr17m(Q), R) :- mr17_dviolates(Ag, Q, R).
 mr17_dviolates(Ag, Q, R) :- mag_answer(Ag, Q, L), L =< 200000, mr17_span_row(Q, _, N, X),
@@ -152,3 +187,5 @@ explain(Ag, mr17d(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag,
     detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
 explain(Ag, mr17s(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17s(Q)), mr17_sq(Q, T, O),
     distinct(S, ( mr17_short(Ag, Q, S) ; mr17_tall(Ag, Q, S) )), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
+explain(Ag, mr17w(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17w(Q)), mr17_wq(Q, T, S1, S2, _),
+    distinct(O, mr17_wrong(Ag, Q, O)), member(S, [S1, S2]), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
