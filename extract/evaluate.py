@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from metalogic.extract.boxes import Detection, match_frame
+from metalogic.extract.boxes import IOU_MATCH, Detection, iou, match_frame
 from metalogic.extract.trajectory import State
 
 
@@ -119,6 +119,30 @@ def track_objects(states: Sequence[State], dets: Iterable[Detection]) -> dict[in
         for d, g, _ in fm.pairs:
             votes[d.track][g.object] += 1
     return {t: c.most_common(1)[0][0] for t, c in votes.items()}
+
+
+def on_their_objects(states: Sequence[State], dets: Sequence[Detection]) -> list[Detection]:
+    """The detections whose box shows the object their track is tied to (track_objects), where the
+    trajectory has ground-truth boxes (else all of them). The truth of a question about a track is
+    that of its tied object, so a box the tracker gave the track on another object (an identity
+    switch) or on no object of the scene would pair one object's box with another's truth: the MRs
+    that read it would flag a truthful answer. Such a box must overlap its object's box by IOU_MATCH
+    and no other object's box more."""
+    if not any(st.boxes for st in states):
+        return list(dets)
+    ties = track_objects(states, dets)
+    boxes = {st.state: st.boxes for st in states}
+    kept = []
+    for d in dets:
+        gts = boxes.get(d.state)
+        if gts is None:
+            kept.append(d)
+            continue
+        best = max(gts, key=lambda g: iou(d.box, g.box), default=None)
+        tie = ties.get(d.track, d.track if isinstance(d.track, str) else None)  # str: --detector gt
+        if best is not None and best.object == tie and iou(d.box, best.box) >= IOU_MATCH:
+            kept.append(d)
+    return kept
 
 
 def render_table(rows: Sequence[tuple[str, Score]]) -> str:

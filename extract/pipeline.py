@@ -15,7 +15,7 @@ from typing import Any
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.whole_files import write_text_whole
 from metalogic.extract.boxes import Detection
-from metalogic.extract.evaluate import Score, score_trajectory
+from metalogic.extract.evaluate import Score, on_their_objects, score_trajectory
 from metalogic.extract.scene_facts import MIN_TRACK_STATES, scene_facts
 from metalogic.extract.tracking import (
     DEFAULT_CONF,
@@ -101,10 +101,11 @@ def run_extract(
             else:
                 dets = trk.track(t, sts, bar.update)
             path = out_dir / f"{t.id}.lp"
+            shown = on_their_objects(sts, dets)
             write_text_whole(
                 path,
                 scene_facts(
-                    t, sts, dets, out_dir, detector=str(detector), min_states=min_states, box_slack=slack
+                    t, sts, shown, out_dir, detector=str(detector), min_states=min_states, box_slack=slack
                 ),
             )
             result.facts.append(path)

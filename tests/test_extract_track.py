@@ -14,7 +14,7 @@ from helpers import run_cli
 from metalogic.engine.facts import read_facts
 from metalogic.engine.terms import Fun, parse_term
 from metalogic.extract.boxes import Detection, eligible
-from metalogic.extract.evaluate import score_trajectory
+from metalogic.extract.evaluate import on_their_objects, score_trajectory
 from metalogic.extract.trajectory import Box, State, load_trajectory
 from metalogic.extract.world import CLASSES
 
@@ -115,6 +115,28 @@ def test_score_counts_switches_misses_and_false_alarms() -> None:
     sc = score_trajectory(states, dets)
     assert (sc.tp, sc.fp, sc.fn, sc.id_switches, sc.frames) == (3, 2, 2, 1, 3)
     assert round(sc.mean_iou, 4) == round((1 + 1 + 80 / 120) / 3, 4)
+
+
+def test_boxes_a_track_puts_on_another_object_are_not_written() -> None:
+    """The truth of a question about a track is its tied object's, so a box the tracker gives
+    the track on another object (the seed-503 drone: track 3, tied to o10, boxed o2 in frame 9 and
+    the oracle's true depth of o10 broke MR17 there) or on nothing is dropped; its boxes on its own
+    object stay, and so does every box of a trajectory without ground truth."""
+    b1 = Box("o1", "mug", (0, 0, 9, 9), 100, False)
+    b2 = Box("o2", "mug", (50, 50, 69, 69), 400, False)
+    states = [State(s, f"f{s}.png", boxes=[b1, b2]) for s in range(3)]
+    dets = [
+        Detection(0, 1, "mug", 900, (0, 0, 9, 9)),
+        Detection(1, 1, "mug", 900, (1, 0, 10, 9)),
+        Detection(2, 1, "mug", 900, (50, 50, 69, 69)),  # the switch: track 1 (o1) on o2
+        Detection(0, 2, "mug", 900, (50, 50, 69, 69)),
+        Detection(1, 2, "mug", 900, (51, 50, 70, 69)),
+        Detection(1, 2, "mug", 900, (120, 120, 140, 140)),  # nothing there
+    ]
+    kept = on_their_objects(states, dets)
+    assert kept == [dets[0], dets[1], dets[3], dets[4]]
+    unknown = [State(s, f"f{s}.png") for s in range(3)]
+    assert on_their_objects(unknown, dets) == dets
 
 
 def test_unknown_detector_and_tracker_are_clear_errors(traj_dir: Path, tmp_path: Path) -> None:
