@@ -7,7 +7,8 @@ oracle's answers by one metric distortion the other MRs let through (every depth
 distance doubled, every length 500 mm too long) must fall to at most 0.5 where MR17 reads them
 (500 mm more is within the tolerance of the drone's distances of tens of metres, so only its sizes
 and depths are asserted), and so must an agent that answers every move as "none" on the direction of
-its moves, which MR17 reads from the camera's change of height and the anchored objects alone.
+its moves, which MR17 reads from the camera's change of height and the anchored objects alone, and
+one that answers every map direction "n" on those directions.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ enabled = false
 """
 ANSWER = re.compile(r"answer\(oracle, (\w+), (\d+)\)\.$")
 MOVE = re.compile(r"answer\(oracle, (\w+), move\(\w+, ?\w+\)\)\.$")
+MAP = re.compile(r"answer\(oracle, (\w+), (?:n|ne|e|se|s|sw|w|nw|eq)\)\.$")
 QUERY = re.compile(r"query\((\w+), (\w+)\(")
 DISTANCES = ("obj_dist", "map_dist", "ego_dist")
 DISTORTIONS = {  # name: (the query kinds it changes, how)
@@ -97,6 +99,10 @@ def test_the_oracle_breaks_no_ground_case_and_metric_distortions_fall(run: Path,
     still = [MOVE.sub(r"answer(still, \1, move(none, none)).", line) for line in oracle.splitlines()]
     still = [line.replace("answer(oracle,", "answer(still,") for line in still]
     (tmp_path / "still.lp").write_text("\n".join(still) + "\n")
+    # And one that puts every object due north of the other on the map.
+    north = [MAP.sub(r"answer(north, \1, n).", line) for line in oracle.splitlines()]
+    north = [line.replace("answer(oracle,", "answer(north,") for line in north]
+    (tmp_path / "north.lp").write_text("\n".join(north) + "\n")
     # Both engines on the whole run (they must agree on every case, violation, score and
     # explanation, or the check fails): MR17 and MR18 on real simulated boxes and answers.
     res = run_check(str(tmp_path), mrs=["mr17", "mr18"], engine="both")
@@ -111,6 +117,7 @@ def test_the_oracle_breaks_no_ground_case_and_metric_distortions_fall(run: Path,
         ("lengths_plus_500", "sc3a"),
         ("lengths_plus_500", "sc3b"),
         ("still", "sc1a"),
+        ("north", "sc4a"),
     ):
         n, v = scores[(name, sc)]
         assert n > 0 and (n - v) / n <= 0.5, (name, sc, n, v)

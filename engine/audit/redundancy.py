@@ -94,9 +94,18 @@ def probe(family: str) -> str:
 # boxes (MR16).
 # Some are searched again without the camera's height (ground = 0: a rig that does not know it),
 # where MR17 reads nothing and the MRs that hold sizes, depths and moves to the boxes alone (MR10,
-# MR16, MR11) are the only ones to see them.
+# MR16, MR11) are the only ones to see them, and MR12 the only one to hold a map direction to
+# anything (MR17 places anchored objects on the map from the ground).
 WITNESS_WORLDS: dict[str, tuple[tuple[int | None, int, int, int], ...]] = {
-    "view": ((18, 1, 1, 1), (315, 1, 1, 1), (405, 1, 1, 1), (135, 1, 1, 1), (18, 0, 1, 1), (18, 1, 1, 0)),
+    "view": (
+        (18, 1, 1, 1),
+        (315, 1, 1, 1),
+        (405, 1, 1, 1),
+        (135, 1, 1, 1),
+        (18, 0, 1, 1),
+        (18, 1, 1, 0),
+        (18, 0, 1, 0),
+    ),
     "view-moves": (
         (458, 1, 0, 1),
         (74, 1, 1, 1),

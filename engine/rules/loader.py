@@ -56,6 +56,7 @@ HOOKS = frozenset(
         "ivl_need/2",
         "need_compose/3",  # the composition pairs a rule looks up (logic/core/algebra.lp)
         "need_move_compose/2",
+        "map_region/5",  # the level regions a rule tests against a map cone (map_miss/5, algebra.lp)
         "mr_set/2",
         "conflict/4",  # the answers of a violated case that cannot all be right (logic/core/conflicts.lp)
     }

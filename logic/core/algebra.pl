@@ -67,3 +67,24 @@ move_compose(move(T1, R1), move(T2, R2), move(T, R)) :- move_value(move(T1, R1))
 % move_inverse(M, N): going back from the end of M to its start is N.
 move_inverse(move(T, R), move(Tb, Rb)) :- move_value(move(T, R)), turn(R, Q), Qb is (4 - Q) mod 4,
     turn(Rb, Qb), inverse(move, T, Ti), rotate(move, Qb, Ti, Tb).
+
+% map_miss(N, LL, LH, FL, FH): no point of the level box LL..LH east, FL..FH north (cm) lies in the
+% 45-degree cone of the map name N (for eq: the box leaves out the origin by more than a cm); see
+% algebra.lp. The box is turned R quarter turns counter-clockwise so that the cone K = 2R + E
+% becomes E (n or ne).
+map_miss(eq, LL, LH, FL, FH) :- !, ( LL > 1 ; LH < -1 ; FL > 1 ; FH < -1 ), !.
+map_miss(N, LL, LH, FL, FH) :- sector(map, N, K), R is K // 2, E is K mod 2,
+    map_turned(R, LL, LH, FL, FH, L1, L2, F1, F2), once(map_misses(E, L1, L2, F1, F2)).
+map_turned(0, LL, LH, FL, FH, LL, LH, FL, FH).
+map_turned(R, LL, LH, FL, FH, L1, L2, F1, F2) :- R > 0, R1 is R - 1,
+    map_turned(R1, LL, LH, FL, FH, M1, M2, G1, G2), L1 is -G2, L2 is -G1, F1 = M1, F2 = M2.
+map_ge(X, Y) :- X >= 0, Y =< 0, !.
+map_ge(X, Y) :- X > 0, Y > 0, !, 1000 * X >= 415 * Y.
+map_ge(X, Y) :- X < 0, Y < 0, -1000 * X =< -414 * Y.
+map_misses(0, _, _, _, FH) :- FH =< 0, !.
+map_misses(0, LL, _, _, FH) :- map_ge(LL, FH), !.
+map_misses(0, _, LH, _, FH) :- X is -LH, map_ge(X, FH), !.
+map_misses(1, _, LH, _, _) :- LH =< 0, !.
+map_misses(1, _, _, _, FH) :- FH =< 0, !.
+map_misses(1, _, LH, FL, _) :- X is -LH, Y is -FL, map_ge(X, Y), !.
+map_misses(1, LL, _, _, FH) :- X is -FH, Y is -LL, map_ge(X, Y).

@@ -1,6 +1,6 @@
 % MR17 ground anchor: an object standing on a known surface meets it where the ray through its box's
 % bottom row meets that surface, so a camera of known height and pitch bounds its depth and size,
-% and the distances between such objects, from the camera, and how far and which way the camera moved.
+% the distances and map directions between such objects, and how far and which way the camera moved.
 :- include('mr17_ground.decl').
 
 % The geometry and the rounding allowances are explained in mr17_ground.lp; the same integer steps
@@ -175,6 +175,17 @@ mr17_wrong(Ag, Q, O) :- mr17_wpart(Ag, Q, O, Sg, L, H), param(truth_move_tol_mm,
     ( Sg =:= 1 -> H =< W ; Sg =:= -1 -> L >= -W ; ( L > W ; H < -W ) ).
 violates(Ag, mr17w(Q), direction_against_ground) :- once(mr17_wrong(Ag, Q, _)).
 
+% Map directions (SC4-a; see mr17_ground.lp): the answered cone must meet the difference of the two
+% anchored places, widened by a cm.
+mr17_mapq(Q, T, S, A, B) :- pair_query(Q, map_dir, T, S, A, B), A \== B, once(mr17_pos_row(T, S, A, _, _, _, _, _, _)),
+    once(mr17_pos_row(T, S, B, _, _, _, _, _, _)).
+testcase(mr17a(Q), mr17, sc4a) :- mr17_mapq(Q, _, _, _, _).
+case_query(mr17a(Q), Q) :- mr17_mapq(Q, _, _, _, _).
+violates(Ag, mr17a(Q), map_against_ground) :- mr17_mapq(Q, T, S, A, B), dir_answer(Ag, Q, N),
+    mr17_pos_row(T, S, A, XAL, XAH, FAL, FAH, _, _), mr17_pos_row(T, S, B, XBL, XBH, FBL, FBH, _, _),
+    LL is XAL - XBH - 1, LH is XAH - XBL + 1, FL is FAL - FBH - 1, FH is FAH - FBL + 1,
+    map_miss(N, LL, LH, FL, FH), !.
+
 violates(Ag, mr17o(Q), R) :- mr17_dviolates(Ag, Q, R).
 violates(Ag, mr17m(Q), R) :- mr17_dviolates(Ag, Q, R).
 mr17_dviolates(Ag, Q, R) :- mag_answer(Ag, Q, L), L =< 200000, mr17_span_row(Q, _, N, X),
@@ -189,3 +200,5 @@ explain(Ag, mr17s(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag,
     distinct(S, ( mr17_short(Ag, Q, S) ; mr17_tall(Ag, Q, S) )), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
 explain(Ag, mr17w(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17w(Q)), mr17_wq(Q, T, S1, S2, _),
     distinct(O, mr17_wrong(Ag, Q, O)), member(S, [S1, S2]), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
+explain(Ag, mr17a(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17a(Q)), mr17_mapq(Q, T, S, A, B),
+    member(O, [A, B]), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
