@@ -167,10 +167,11 @@ mr17_sd_turn(_, _, _, _, R, X1L - X1H - F1L - F1H, X2L - X2H - F2L - F2H, XL, XH
     XL is X1L - RXH, XH is X1H - RXL, FL is F1L - RFH, FH is F1H - RFL.
 testcase(mr17w(Q), mr17, sc1a) :- mr17_wq(Q, _, _, _, _).
 case_query(mr17w(Q), Q) :- mr17_wq(Q, _, _, _, _).
-% mr17_wpart(Ag, Q, O, Sign, L, H): a part's answered sign and interval (mm); O = up for the height.
+% mr17_wpart(Ag, Q, O, Sign, L, H): a part's answered sign and interval (mm); O = camera(height) for the
+% part up (a compound no object id can be).
 mr17_wpart(Ag, Q, O, Sg, L, H) :- move_answer(Ag, Q, move(N, Tn)), turn(Tn, R), dir_name(move, N, A, B, C),
     ( mr17_sd_row(Q, O, R, XL, XH, FL, FH), ( Sg = A, L is 10 * XL, H is 10 * XH ; Sg = B, L is 10 * FL, H is 10 * FH )
-    ; O = up, Sg = C, mr17_wq(Q, _, _, _, L), H = L ).
+    ; O = camera(height), Sg = C, mr17_wq(Q, _, _, _, L), H = L ).
 mr17_wrong(Ag, Q, O) :- mr17_wpart(Ag, Q, O, Sg, L, H), param(truth_move_tol_mm, W),
     ( Sg =:= 1 -> H =< W ; Sg =:= -1 -> L >= -W ; ( L > W ; H < -W ) ).
 violates(Ag, mr17w(Q), direction_against_ground) :- once(mr17_wrong(Ag, Q, _)).
