@@ -243,6 +243,7 @@ class World:
         eye = np.array([cam_pose.x_mm, cam_pose.y_mm, cam_pose.z_mm], dtype=float) / 1000.0
         target = eye + np.array(look_dir(cam_pose.yaw_deg, cam_pose.pitch_deg))
         view = self.p.computeViewMatrix(eye.tolist(), target.tolist(), [0, 0, 1])
+        self._view = view
         w, h = self.cam.width, self.cam.height
         _, _, rgba, zbuf, seg = self.p.getCameraImage(
             w, h, view, self._proj, renderer=self.pb.ER_TINY_RENDERER, shadow=1, **self.light
@@ -256,23 +257,48 @@ class World:
 
     def gt_boxes(self, seg: np.ndarray) -> list[Box]:
         """One box per labelled object visible in the mask: the extent of its visible pixels,
-        flagged when the border cuts it or something nearer hides part of it (from the depth of
-        the last render)."""
+        flagged when the border cuts it, or when something nearer hides part of it (from the depth
+        of the last render) and the hidden part reaches beyond the visible box (the object's whole
+        silhouette, rendered alone, has a larger box): a mug standing on a table hides part of the
+        table's top, not its extent."""
         out = []
         size = (self.cam.width, self.cam.height)
         depth = getattr(self, "last_depth", None)
         ids, counts = np.unique(seg, return_counts=True)
         for uid, n in zip(ids.tolist(), counts.tolist(), strict=True):
-            obj = self.uid_obj.get(int(uid) & ((1 << 24) - 1))
+            body = int(uid) & ((1 << 24) - 1)
+            obj = self.uid_obj.get(body)
             if obj is None:
                 continue
             mask = seg == uid
             ys, xs = np.nonzero(mask)
             bx = (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max()))
-            hidden = depth is not None and hidden_by_nearer(mask, seg, depth)
+            hidden = depth is not None and hidden_by_nearer(mask, seg, depth) and self.whole_box(body) != bx
             out.append(Box(obj.id, obj.cls, bx, int(n), cut_by_border(bx, size), hidden))
         out.sort(key=lambda b: int(b.object[1:]))
         return out
+
+    def whole_box(self, body: int) -> tuple[int, int, int, int] | None:
+        """The box of one body's whole silhouette seen from the last render's camera: rendered with
+        every other body moved far out of view (and put back), so nothing can hide it."""
+        p = self.p
+        others = [p.getBodyUniqueId(i) for i in range(p.getNumBodies())]
+        others = [b for b in others if b != body]
+        poses = [p.getBasePositionAndOrientation(b) for b in others]
+        try:
+            for k, b in enumerate(others):
+                p.resetBasePositionAndOrientation(b, [1000.0 + 10.0 * k, 1000.0, -1000.0], poses[k][1])
+            _, _, _, _, seg = p.getCameraImage(
+                self.cam.width, self.cam.height, self._view, self._proj, renderer=self.pb.ER_TINY_RENDERER
+            )
+        finally:
+            for b, (pos, orn) in zip(others, poses, strict=True):
+                p.resetBasePositionAndOrientation(b, pos, orn)
+        solo = np.asarray(seg, dtype=np.int64).reshape(self.cam.height, self.cam.width)
+        ys, xs = np.nonzero((solo >= 0) & ((solo & ((1 << 24) - 1)) == body))
+        if ys.size == 0:
+            return None
+        return int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max())
 
 
 # A neighbour this much nearer than the object's own edge pixel hides part of the object. Where an

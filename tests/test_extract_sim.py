@@ -203,6 +203,35 @@ def test_occlusion_needs_a_clearly_nearer_neighbour() -> None:
     assert hidden_by_nearer(mask, seg, depth)
 
 
+def _table_scene(front: tuple[tuple[float, float, float], tuple[float, float, float]]) -> list:
+    """A real PyBullet world: a floor, a labelled table-sized block 3 m ahead of a level camera at
+    1.2 m, and an unlabelled block in front of it (centre, half extents); the boxes of one render."""
+    from metalogic.extract.trajectory import Pose
+    from metalogic.extract.world import CameraSpec, World
+
+    world = World(CameraSpec(), np.random.default_rng(0))
+    try:
+        world.box((0.0, 0.0, -0.05), (10.0, 10.0, 0.05), (0.6, 0.6, 0.6, 1.0))
+        table = world.box((3.0, 0.0, 0.4), (0.5, 0.8, 0.4), (0.8, 0.5, 0.3, 1.0))
+        world.label(table, "table", "")
+        world.box(front[0], front[1], (0.2, 0.3, 0.9, 1.0))
+        _, seg = world.render(Pose(0, 0, 1200, 0, -10))
+        return world.gt_boxes(seg)
+    finally:
+        world.close()
+
+
+def test_a_body_in_front_flags_the_box_only_where_it_may_hide_the_extent() -> None:
+    # A small block on the table's front edge is nearer and hides part of the table, but only
+    # pixels inside the table's box: the box is the whole table's.
+    (inside,) = _table_scene(((2.45, 0.0, 0.85), (0.05, 0.1, 0.05)))
+    assert not inside.occluded and not inside.truncated
+    # A tall block beside the table in front of its right end hides its corner: the box is short.
+    (corner,) = _table_scene(((2.0, -0.6, 0.6), (0.1, 0.2, 0.6)))
+    assert corner.occluded
+    assert corner.box[2] < inside.box[2]  # the visible box ends before the table does
+
+
 def test_tabletop_arm_occludes_and_extract_flags_it(tmp_path: Path) -> None:
     traj = _simulate(tmp_path / "traj", "tabletop", 8, 0, size="320x240")
     boxes = [b for st in load_trajectory(traj).states() for b in st.boxes or []]
