@@ -288,14 +288,20 @@ def test_parameters_change_what_is_asked(tmp_path: Path) -> None:
 
 
 def test_a_capability_without_cases_is_named(tmp_path: Path) -> None:
+    # The kitchen without its camera pitch (no object can be placed) and with no box tall enough to
+    # compare across frames: objects are still clearly apart, but no size can be checked.
+    facts = tmp_path / "facts"
+    facts.mkdir()
+    kitchen = (SCENE / "kitchen.lp").read_text().splitlines(keepends=True)
+    (facts / "kitchen.lp").write_text("".join(x for x in kitchen if not x.startswith("camera_pitch(")))
     run = tmp_path / "run"
     code, _, err = run_cli(
-        "generate", str(SCENE), "--out", str(run), "--sc", "sc2a,sc3a", "-c", "min_box_px=999"
+        "generate", str(facts), "--out", str(run), "--sc", "sc2a,sc3a", "-c", "min_box_px=999"
     )
     assert code == 0, err
     assert err == (
-        "note: sc3a: no test case (needs a persistent object with a whole, tall enough box in a frame "
-        "whose camera pitch is known)\n"
+        "note: sc3a: no test case (needs a persistent object seen whole in a frame whose camera pitch "
+        "is known)\n"
     )
     assert "sc3a" not in json.loads((run / "run.json").read_text())["testcases_by_sc_mr"]
 
@@ -336,7 +342,7 @@ def test_error_no_persistent_objects(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert error_of(tmp_path, "moves", "--out", "out", "--sc", "sc1a") == (
         "error: no test case can be built from 'moves' for sc1a\n"
         f"  expected: sc1a: {NEEDS['sc1a']}\n"
-        "  fix: check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_box_px\n"
+        "  fix: check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_obj_px\n"
     )
 
 
@@ -349,7 +355,7 @@ def test_error_no_combination_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert error_of(tmp_path, "one", "--out", "out", "--sc", "sc3b") == (
         "error: no test case can be built from 'one' for sc3b\n"
         f"  expected: sc3b: {NEEDS['sc3b']}\n"
-        "  fix: check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_box_px\n"
+        "  fix: check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_obj_px\n"
     )
 
 
@@ -400,3 +406,29 @@ def test_error_run_folder_as_facts_and_answers_in_the_way(
         "  fix: choose another --out folder, or move the other facts away first\n"
     )
     assert Path("run/queries.lp").read_bytes() == before
+
+
+def test_sparse_views_get_moves_two_states_apart_and_small_boxes_their_size(tmp_path: Path) -> None:
+    # tests/data/generate_sparse/hover.lp: a drone that sees its one object, 20 px tall, only in
+    # every other state. Spans of one, three or five states share nothing, so each movement
+    # capability gets spans of two: directions from states 0, 4, 8, distances from 2, 6 (no window,
+    # no pair of states asked both ways). One-frame size and depth questions need no tall box.
+    run = tmp_path / "run"
+    code, _, err = run_cli(
+        "generate",
+        str(ROOT / "tests" / "data" / "generate_sparse"),
+        "--out",
+        str(run),
+        "--max-per-trajectory",
+        "all",
+    )
+    assert code == 0, err
+    asked = {text(c) for c, _ in read_queries(run).values()}
+    moves = {q for q in asked if q.startswith("move_")}
+    assert moves == {
+        "move_dir(hover,0,2)",
+        "move_dir(hover,4,6)",
+        "move_dist(hover,2,4)",
+        "move_dist(hover,6,8)",
+    }
+    assert {"size(hover,0,1)", "size(hover,2,1)", "depth(hover,0,1)"} <= asked

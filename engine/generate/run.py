@@ -58,8 +58,8 @@ NEEDS = {
     "the agent and whose pitch is known",
     "sc2a": "two persistent objects clearly apart left/right in one frame",
     "sc2b": "two persistent objects clearly apart left/right in one frame",
-    "sc3a": "a persistent object with a whole, tall enough box in a frame whose camera pitch is known",
-    "sc3b": "a persistent object with a whole, tall enough box in a frame whose camera pitch is known",
+    "sc3a": "a persistent object seen whole in a frame whose camera pitch is known",
+    "sc3b": "a persistent object seen whole in a frame whose camera pitch is known",
     "sc4a": "two persistent objects clearly apart left/right in a frame whose camera pitch is known",
     "sc4b": "a persistent object seen whole in a frame whose camera pitch is known",
 }
@@ -300,7 +300,7 @@ def generate(
         raise MetalogicError.single(
             f"no test case can be built from '{facts_dir}' for {', '.join(chosen)}",
             expected="; ".join(f"{sc}: {NEEDS[sc]}" for sc in chosen),
-            fix="check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_box_px",
+            fix="check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_obj_px",
         )
     picked = sample(combos, limit, seed, strategy)
     rows = assign_ids(q for c in picked for q in c.queries)
