@@ -112,6 +112,9 @@ def test_both_engines_find_the_exhaustive_optimum_on_random_groups(seed: int) ->
 
 
 def test_a_group_too_large_to_optimise_blames_possibly_and_alone_breakers_for_certain() -> None:
+    # A chain q0-...-q8 whose q3 breaks a case alone: every diagnosis retracts q3, so the two sets
+    # beside it are met and the chain falls apart. q0-q2 is small enough to optimise (q1 meets both
+    # of its sets); q4-q8 is not, and each of its answers is blamed possibly.
     chain = [{f"q{i}", f"q{i + 1}"} for i in range(8)] + [{"q3"}]
     lines = {
         "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(chain) for q in s},
@@ -125,8 +128,8 @@ def test_a_group_too_large_to_optimise_blames_possibly_and_alone_breakers_for_ce
         run_blame(engine, out, {**DEFAULTS, "blame_exact_max": 4})
         results[engine] = out
         certain, possible = _kinds(out["blamed"])
-        assert certain == {"q3"} and possible == {f"q{i}" for i in range(9)}, engine
-        assert out["blame_count"] == {"blame_count(a,sc3b,20,1,8)"}, engine
+        assert certain == {"q1", "q3"} and possible == {"q1", "q3"} | {f"q{i}" for i in range(4, 9)}, engine
+        assert out["blame_count"] == {"blame_count(a,sc3b,20,2,5)"}, engine
     assert results["clingo"] == results["prolog"]
 
 
@@ -230,11 +233,44 @@ def test_reducing_large_groups_keeps_the_blame_of_diagnosing_everything_whole(
     lines["answer_mr"] = _by_mr(lines["answer_held"])
     reduced = {k: set(v) for k, v in lines.items()}
     run_blame("clingo", reduced, DEFAULTS | {"blame_exact_max": 4})
-    monkeypatch.setattr("metalogic.engine.check.blame.reduce_sets", lambda *_: set())
+    monkeypatch.setattr("metalogic.engine.check.blame.reduce_sets", lambda *_: (set(), set()))
     whole = {k: set(v) for k, v in lines.items()}
     run_blame("clingo", whole, DEFAULTS | {"blame_exact_max": 100})
     assert reduced["blamed"] and reduced["blamed"] == whole["blamed"]
     assert not any(line.startswith("blamed(a,h") for line in whole["blamed"])
+
+
+def test_sets_an_answer_wrong_beyond_doubt_meets_leave_large_groups_and_blame_stays_exact() -> None:
+    """Depth answers each wrong beyond doubt (alone in a set) and each read with several relations
+    that are right: one large group of 4 x 6 relations and their depths. Every diagnosis retracts
+    the depths, which meets every set they share with a relation, so the relations are in no optimal
+    diagnosis. Before, the group was too large to optimise and every relation was blamed possibly;
+    now it blames as the whole group optimised does, on both engines."""
+    sets: list[set[str]] = []
+    held = {}
+    for d in range(4):
+        sets.append({f"d{d}"})
+        for r in range(6):
+            sets.append({f"d{d}", f"r{d}{r}"})
+            sets.append({f"r{d}{r}", f"d{(d + 1) % 4}"})
+            held[f"r{d}{r}"] = 0
+        held[f"d{d}"] = 3
+    lines = {
+        "conflict_set": {f"conflict_set(a,c{i},all,{q})" for i, s in enumerate(sets) for q in s},
+        "answer_held": {
+            f"answer_held(a,{q},{'sc3b' if q[0] == 'd' else 'sc2a'},{h})" for q, h in held.items()
+        },
+        "answer_mr": set(),
+        "tested_answers": {"tested_answers(a,sc3b,4)", "tested_answers(a,sc2a,24)"},
+    }
+    results = {}
+    for engine, exact_max in (("clingo", 8), ("prolog", 8), ("clingo", 100)):
+        out = {k: set(v) for k, v in lines.items()} | {"answer_mr": _by_mr(lines["answer_held"])}
+        run_blame(engine, out, {**DEFAULTS, "blame_exact_max": exact_max})
+        results[engine, exact_max] = out["blamed"]
+    assert results["clingo", 8] == results["prolog", 8] == results["clingo", 100]
+    depths = {"d0", "d1", "d2", "d3"}
+    assert _kinds(results["clingo", 8]) == (depths, depths)  # certain, and blamed at all
 
 
 def test_large_groups_apart_from_the_batches_blame_as_prolog_does_in_one_program() -> None:

@@ -162,15 +162,16 @@ def blame_round(data: _Data, chosen: set[tuple[str, str]], shared: list[str], ex
     """blamed/3 lines of the `chosen` answers (whole groups) for one round of shares (rate/3 lines
     in `shared`).
 
-    Groups of at most exact_max answers are diagnosed whole: the answers reduce.lp would take out
-    of them are in no optimal diagnosis, so the blame is the same. Larger groups are reduced first,
-    which splits those that hub answers with much evidence for them join."""
+    Groups of at most exact_max answers are diagnosed whole: what reduce.lp would take out of them
+    changes no optimal diagnosis, so the blame is the same. Larger groups are reduced first (the
+    answers no optimal diagnosis retracts, the sets every diagnosis meets), which splits those that
+    hub answers with much evidence for them join, or that answers wrong beyond doubt hold together."""
     members = [r for rows in data.conflicts.values() for r in rows if (r.agent, r.query) in chosen]
     held = [r for rows in data.evidence.values() for r in rows if (r.agent, r.query) in chosen]  # costs
     large = {(ag, q) for ag, qs in data.groups if len(qs) > exact_max for q in qs if (ag, q) in chosen}
     to_reduce = [r for r in members if (r.agent, r.query) in large]
-    out = reduce_sets(data, to_reduce, [r for r in held if (r.agent, r.query) in large], shared)
-    kept = [r for r in members if (r.agent, r.query) not in out]
+    out, met = reduce_sets(data, to_reduce, [r for r in held if (r.agent, r.query) in large], shared)
+    kept = [r for r in members if (r.agent, r.query) not in out and (r.agent, r.key) not in met]
     small = [(ag, qs) for ag, qs in data.groups if len(qs) <= exact_max and (ag, qs[0]) in chosen]
     groups = sorted([*small, *_row_groups([r for r in kept if (r.agent, r.query) in large])])
     if data.engine == "clingo":
@@ -180,8 +181,11 @@ def blame_round(data: _Data, chosen: set[tuple[str, str]], shared: list[str], ex
     return diagnose(data.engine, given, parts)
 
 
-def reduce_sets(data: _Data, members: list[Row], held: list[Row], shared: list[str]) -> set[tuple[str, str]]:
-    """The (agent, answer) pairs no optimal diagnosis retracts (reduce.lp). One pass finds them
+def reduce_sets(
+    data: _Data, members: list[Row], held: list[Row], shared: list[str]
+) -> tuple[set[tuple[str, str]], set[tuple[str, str]]]:
+    """What reduce.lp takes out of large groups: the (agent, answer) pairs no optimal diagnosis
+    retracts, and the (agent, set key) pairs of the sets every diagnosis meets. One pass finds them
     all: taking an answer out of its sets only raises what the others of those sets cost, so no
     answer the pass kept becomes one of them. `held`: the answers' evidence/4 rows."""
     if data.engine == "clingo":
@@ -192,7 +196,13 @@ def reduce_sets(data: _Data, members: list[Row], held: list[Row], shared: list[s
         found = _prolog(
             "ml_blame:ml_blame_reduce", [*(r.line for r in members), *(r.line for r in held), *shared]
         )
-    return {(f[0], f[1]) for f in (_fields(line, 2) for line in found)}
+    dominated = {(f[0], f[1]) for f in (_fields(line, 2) for line in found if line.startswith("dominated("))}
+    met = set()
+    for line in found:
+        if line.startswith("met("):
+            ag, case, kind = (str(a) for a in clingo.parse_term(line).arguments)
+            met.add((ag, f"{case},{kind}"))
+    return dominated, met
 
 
 def _add_rows(

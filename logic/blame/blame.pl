@@ -39,10 +39,12 @@ ml_blame_evidence(In, Out) :-
     findall(L, evidence_line(L), Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
-%% ml_blame_reduce(+In, +Out): dominated/2 lines (reduce.lp).
+%% ml_blame_reduce(+In, +Out): dominated/2 and met/3 lines (reduce.lp).
 ml_blame_reduce(In, Out) :-
     reset, load_input(In),
-    findall(dominated(Ag, Q), dominated(Ag, Q), Ls0), sort(Ls0, Ls),
+    findall(dominated(Ag, Q), dominated(Ag, Q), Ds),
+    findall(met(Ag, C, K), met(Ag, C, K), Ms),
+    append(Ds, Ms, Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
 %% ml_blame_estimate(+In, +Out): blame_count/5 and rate/3 lines (rates.lp).
@@ -90,6 +92,14 @@ others_min_sum([], _, _, Sum, Sum).
 others_min_sum([C-K|Sets], Ag, Q, S0, Sum) :-
     findall(W2, ( conflict_set(Ag, C, K, Q2), Q2 \== Q, weight(Ag, Q2, W2) ), Ws), Ws \== [],
     min_list(Ws, M), S1 is S0 + M, others_min_sum(Sets, Ag, Q, S1, Sum).
+
+% A set with another answer alone in a set of its own: every diagnosis meets it.
+met(Ag, C, K) :-
+    findall(Ag0-Q0, ( conflict_set(Ag0, C0, K0, Q0), \+ ( conflict_set(Ag0, C0, K0, Q1), Q1 \== Q0 ) ), Alone0),
+    sort(Alone0, Alone),
+    findall(Ag1-C1-K1, ( member(Ag1-Q, Alone), conflict_set(Ag1, C1, K1, Q),
+                         conflict_set(Ag1, C1, K1, Q2), Q2 \== Q ), Sets0),
+    sort(Sets0, Sets), member(Ag-C-K, Sets).
 
 % ---- big groups (diagnose.lp)
 diagnose_line(big_blamed(Ag, Q, Kind)) :-
