@@ -79,7 +79,10 @@ class Box:
     box: tuple[int, int, int, int]
     pixels: int  # visible pixels of the object in the segmentation mask
     truncated: bool
-    occluded: bool = False  # something nearer hides part of the object
+    occluded: bool = False  # something nearer may hide part of the object's extent
+    # something nearer borders the object and hides part of it, perhaps only inside its box (a mug
+    # on a table): the box is whole, but a learned detector's box of it may be pulled off it
+    partly_hidden: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -89,6 +92,7 @@ class Box:
             "pixels": self.pixels,
             "truncated": self.truncated,
             "occluded": self.occluded,
+            "partly_hidden": self.partly_hidden,
         }
 
 
@@ -398,6 +402,7 @@ def _state(d: Any, expect: int) -> State:
                 _int(b.get("pixels", 0), "pixels"),
                 bool(b.get("truncated", False)),
                 bool(b.get("occluded", False)),
+                bool(b.get("partly_hidden", b.get("occluded", False))),  # older folders: the same flag
             )
             for b in d["boxes"]
         ]

@@ -257,10 +257,10 @@ class World:
 
     def gt_boxes(self, seg: np.ndarray) -> list[Box]:
         """One box per labelled object visible in the mask: the extent of its visible pixels,
-        flagged when the border cuts it, or when something nearer hides part of it (from the depth
-        of the last render) and the hidden part reaches beyond the visible box (the object's whole
-        silhouette, rendered alone, has a larger box): a mug standing on a table hides part of the
-        table's top, not its extent."""
+        flagged when the border cuts it, and when something nearer hides part of it (from the depth
+        of the last render): `partly_hidden` always, `occluded` where the hidden part reaches beyond
+        the visible box (the object's whole silhouette, rendered alone, has a larger box). A mug
+        standing on a table hides part of the table's top, not its extent."""
         out = []
         size = (self.cam.width, self.cam.height)
         depth = getattr(self, "last_depth", None)
@@ -273,8 +273,9 @@ class World:
             mask = seg == uid
             ys, xs = np.nonzero(mask)
             bx = (int(xs.min()), int(ys.min()), int(xs.max()), int(ys.max()))
-            hidden = depth is not None and hidden_by_nearer(mask, seg, depth) and self.whole_box(body) != bx
-            out.append(Box(obj.id, obj.cls, bx, int(n), cut_by_border(bx, size), hidden))
+            partly = depth is not None and hidden_by_nearer(mask, seg, depth)
+            hidden = partly and self.whole_box(body) != bx
+            out.append(Box(obj.id, obj.cls, bx, int(n), cut_by_border(bx, size), hidden, partly))
         out.sort(key=lambda b: int(b.object[1:]))
         return out
 
