@@ -32,7 +32,24 @@ answer_mr(Ag, Q, MR, H, V) :-
     aggregate_all(count, ( member(MR-I, Ps), \+ off_i(Ag, I), \+ viol_i(Ag, I) ), H),
     aggregate_all(count, ( member(MR-I, Ps), viol_i(Ag, I) ), V).
 
-%% tested_answers(?Ag, ?SC, -N): the agent's answers of capability SC that an applicable case reads.
+%% tested_answers(?Ag, ?SC, -N): the agent's answers of capability SC that an applicable case reads,
+%% less those whose every reading case broke for another answer's sake (conflicts.lp).
 tested_answers(Ag, SC, N) :- agent(Ag), ml_tested_counts(Ag, Counts), capability(SC, _), ml_count(Counts, SC, N).
 ml_tested_counts(Ag, Counts) :-
-    ml_key_counts(SC, ( answer(Ag, Q, _), once(( case_read_i(I, Q), \+ off_i(Ag, I) )), query_sc(Q, SC) ), Counts).
+    ml_explained(Ag, Ex),
+    ml_key_counts(SC, ( answer(Ag, Q, _), once(( case_read_i(I, Q), \+ off_i(Ag, I) )), \+ ord_memberchk(Q, Ex),
+                        query_sc(Q, SC) ), Counts).
+
+%% ml_explained(+Ag, -Qs): the agent's answers that no case reading them holds and whose every
+%% conflict set is met, a set of two or more with an answer that is a set alone (sorted).
+ml_explained(Ag, Qs) :-
+    ml_conflict_rows(Ag, Rows),
+    findall((C-K)-Q, member(conflict_set(_, C, K, Q), Rows), Pairs0), sort(Pairs0, Pairs),
+    group_pairs_by_key(Pairs, Sets),
+    findall(Q, member(_-[Q], Sets), Sure0), sort(Sure0, Sure),
+    findall(Q, ( member(_-Set, Sets), \+ ml_met(Set, Sure), member(Q, Set) ), Told0), sort(Told0, Told),
+    findall(Q, member(_-Q, Pairs), All0), sort(All0, All),
+    ord_subtract(All, Told, Cands),
+    include(ml_held_nowhere(Ag), Cands, Qs).
+ml_met(Set, Sure) :- Set = [_, _ | _], member(Q, Set), ord_memberchk(Q, Sure), !.
+ml_held_nowhere(Ag, Q) :- answer_held(Ag, Q, _, 0).
