@@ -15,18 +15,19 @@ mr17_rows(T, S, O, G, VB1, VB2, VT1, VT2) :- support(T, O, Hs), obs_whole(T, S, 
 mr17_edge(T, S, O, K) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), image_size(T, W, H),
     min(min(X1, Y1), min(W - 1 - X2, H - 1 - Y2)) < 2 * K + 2.
 
-mr17_near(T, S, O, FL, FH) :- mr17_rows(T, S, O, G, V1, V2, _, _), obs_pitch(T, S, C, Sn),
+mr17_pitch(T, S, C, Sn) :- camera_pitch(T, S, P), trig4(P, C, Sn).
+mr17_near(T, S, O, FL, FH) :- mr17_rows(T, S, O, G, V1, V2, _, _), mr17_pitch(T, S, C, Sn),
     camera(T, _, Fy, _, _), param(ground_min_dip_permille, M),
     E1 is 2 + abs(V1) // Fy, A1 is C - V1 * Sn // Fy - E1, B1 is E1 - V1 * C // Fy - Sn,
-    E2 is 2 + abs(V2) // Fy, A2 is C - V2 * Sn // Fy + E2, B2 is -E2 - V2 * C // Fy - Sn, B2 >= M, A1 > 0,
+    E2 is 2 + abs(V2) // Fy, A2 is C - V2 * Sn // Fy + E2, B2 is -E2 - V2 * C // Fy - Sn, B2 >= 10 * M, A1 > 0,
     FL is G * A1 // B1, FH is G * A2 // B2 + 1.
 mr17_ahead(T, S, O, FL, FH) :- mr17_near(T, S, O, FL, FH), FH =< 100000.
 
 mr17_depth_of(T, S, O, DL, DH) :- mr17_ahead(T, S, O, FL, FH),
-    obs_span(T, S, O, _, _, VL, VH), obs_pitch(T, S, C, Sn), camera(T, _, Fy, _, _), mr17_reach(T, O, R),
+    obs_span(T, S, O, _, _, VL, VH), mr17_pitch(T, S, C, Sn), camera(T, _, Fy, _, _), mr17_reach(T, O, R),
     AL is C - VL * Sn // Fy, EL is 2 + abs(VL) // Fy, AH is C - VH * Sn // Fy, EH is 2 + abs(VH) // Fy,
-    AX is max(AL + EL, AH + EH), AN is min(AL - EL, AH - EH), AN >= 100,
-    DL is FL * 1000 // AX, DH is (FH + R) * 1000 // AN + 1.
+    AX is max(AL + EL, AH + EH), AN is min(AL - EL, AH - EH), AN >= 1000,
+    DL is FL * 10000 // AX, DH is (FH + R) * 10000 // AN + 1.
 
 mr17_fan(T, S, O, top, V1, V2, FL, FF) :- mr17_ahead(T, S, O, FL, FH), mr17_rows(T, S, O, _, _, _, V1, V2),
     mr17_reach(T, O, R), FF is FH + 2 * R.
