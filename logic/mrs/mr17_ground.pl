@@ -20,6 +20,7 @@ mr17_near(T, S, O, FL, FH) :- mr17_rows(T, S, O, G, V1, V2, _, _), mr17_pitch(T,
     camera(T, _, Fy, _, _), param(ground_min_dip_permille, M),
     E1 is 2 + abs(V1) // Fy, A1 is C - V1 * Sn // Fy - E1, B1 is E1 - V1 * C // Fy - Sn,
     E2 is 2 + abs(V2) // Fy, A2 is C - V2 * Sn // Fy + E2, B2 is -E2 - V2 * C // Fy - Sn, B2 >= 10 * M, A1 > 0,
+    A1 =< 20000, A2 =< 20000, G =< 100000,
     FL is G * A1 // B1, FH is G * A2 // B2 + 1.
 mr17_ahead(T, S, O, FL, FH) :- mr17_near(T, S, O, FL, FH), FH =< 100000.
 
@@ -34,10 +35,11 @@ mr17_fan(T, S, O, top, V1, V2, FL, FF) :- mr17_ahead(T, S, O, FL, FH), mr17_rows
 mr17_fan(T, S, O, mid, V1, V2, FL, FF) :- mr17_ahead(T, S, O, FL, FH), obs_span(T, S, O, _, _, V1, V2),
     mr17_reach(T, O, R), FF is FH + R.
 mr17_ray(T, S, O, K, FL, FF, B1, A1L, A1H, B2, A2L, A2H) :- mr17_fan(T, S, O, K, V1, V2, FL, FF),
-    obs_pitch(T, S, C, Sn), camera(T, _, Fy, _, _),
+    FF =< 100000, mr17_pitch(T, S, C, Sn), camera(T, _, Fy, _, _),
     E1 is 2 + abs(V1) // Fy, A1 is C - V1 * Sn // Fy, B1 is V1 * C // Fy + Sn - E1,
     E2 is 2 + abs(V2) // Fy, A2 is C - V2 * Sn // Fy, B2 is V2 * C // Fy + Sn + E2,
-    A1L is A1 - E1, A1H is A1 + E1, A2L is A2 - E2, A2H is A2 + E2, A1L >= 100, A2L >= 100.
+    A1L is A1 - E1, A1H is A1 + E1, A2L is A2 - E2, A2H is A2 + E2, A1L >= 1000, A2L >= 1000,
+    abs(B1) =< 20000, abs(B2) =< 20000.
 mr17_z(T, S, O, K, ZL, ZH) :- mr17_ray(T, S, O, K, FL, FF, B1, A1L, A1H, B2, A2L, A2H),
     ( B1 >= 0 -> ZL is FL * B1 // A1H ; ZL is FF * B1 // A1L - 1 ),
     ( B2 >= 0 -> ZH is FF * B2 // A2L + 1 ; ZH is FL * B2 // A2H ).
