@@ -21,10 +21,17 @@ from metalogic.engine.errors import MetalogicError
 from metalogic.engine.schema import SIMULATED
 from metalogic.engine.whole_files import write_text_whole
 from metalogic.extract.boxes import match_frame
-from metalogic.extract.evaluate import Score
+from metalogic.extract.evaluate import Score, edge_summary
 from metalogic.extract.importers import read_image
 from metalogic.extract.simulate import simulate_episode
-from metalogic.extract.tracking import DETECTORS, WEIGHTS_DIR, Tracker, load_model, resolve_detector
+from metalogic.extract.tracking import (
+    BOX_SLACK_LEARNED,
+    DETECTORS,
+    WEIGHTS_DIR,
+    Tracker,
+    load_model,
+    resolve_detector,
+)
 from metalogic.extract.trajectory import Trajectory, load_trajectory
 from metalogic.extract.world import CLASSES, CameraSpec
 
@@ -237,8 +244,8 @@ def evaluate_detector(
         "imgsz": imgsz,
         "seeds": seeds,
         "episodes": episodes,
-        "total": total.as_json(),
-        "worlds": {w: s.as_json() for w, s in per_world.items()},
+        "total": (total_json := total.as_json(BOX_SLACK_LEARNED)),
+        "worlds": {w: s.as_json(BOX_SLACK_LEARNED) for w, s in per_world.items()},
     }
     write_text_whole(out / "detector_eval.json", json.dumps(result, indent=1) + "\n")
     lines = [
@@ -250,10 +257,11 @@ def evaluate_detector(
         lines.append(
             f"  {w:<10} precision {s.precision:.3f}  recall {s.recall:.3f}  mean IoU {s.mean_iou:.3f}"
         )
-    for cls, c in sorted(total.as_json()["classes"].items()):
+    for cls, c in sorted(total_json["classes"].items()):
+        edges = f"; {edge_summary(c['edges'])}" if "edges" in c else ""
         lines.append(
             f"  class {cls:<7} precision {c['precision']:.3f}  recall {c['recall']:.3f}  "
-            f"(tp {c['tp']}, fp {c['fp']}, fn {c['fn']})"
+            f"(tp {c['tp']}, fp {c['fp']}, fn {c['fn']}){edges}"
         )
     return "\n".join(lines)
 
@@ -265,12 +273,10 @@ def _score_frames(tracker: Tracker, t: Trajectory) -> Score:
         dets = tracker.predict(read_image(t.root / st.frame)[:, :, ::-1].copy(), st.state, t.image_size)
         fm = match_frame(dets, st.boxes or [])
         sc.frames += 1
-        sc.tp += len(fm.pairs)
-        sc.iou_sum += sum(ov for _, _, ov in fm.pairs)
+        for d, g, ov in fm.pairs:
+            sc.add_pair(d, g, ov)
         sc.fp += len(fm.false_pos)
         sc.fn += len(fm.missed)
-        for _, g, _ in fm.pairs:
-            sc.per_class[g.cls]["tp"] += 1
         for d in fm.false_pos:
             sc.per_class[d.cls]["fp"] += 1
         for g in fm.missed:

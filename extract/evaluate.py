@@ -1,19 +1,26 @@
-"""Tracker quality against ground-truth boxes: precision, recall, mean IoU and id switches.
+"""Tracker quality against ground-truth boxes: precision, recall, mean IoU, id switches, and how
+far the edges of matched boxes lie from the truth.
 
 Counts follow the CLEAR-MOT conventions: per frame, detections are matched one-to-one to ground-
 truth boxes of the same class at IoU >= 0.5; an id switch is counted when a ground-truth object is
 matched to a different track than the last time it was matched.
+
+The edge errors are what the pixel MRs assume away: they read a whole box (neither cut by the
+border nor hidden in part) as the silhouette's box give or take the trajectory's box_slack. So the
+errors are taken over matched boxes whose true box is whole (not truncated, occluded or partly
+hidden), per class and per edge.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from metalogic.extract.boxes import IOU_MATCH, Detection, iou, match_frame
-from metalogic.extract.trajectory import State
+from metalogic.extract.trajectory import Box, State
 
 
 @dataclass
@@ -26,6 +33,18 @@ class Score:
     frames: int = 0
     tracks: int = 0
     per_class: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+    # class -> (left, top, right, bottom) absolute edge errors in pixels, one per matched whole box
+    edges: dict[str, list[tuple[int, int, int, int]]] = field(default_factory=lambda: defaultdict(list))
+
+    def add_pair(self, det: Detection, truth: Box, overlap: float) -> None:
+        """One matched detection: a hit, and where its true box is whole, its edge errors."""
+        self.tp += 1
+        self.iou_sum += overlap
+        self.per_class[truth.cls]["tp"] += 1
+        if not (truth.truncated or truth.occluded or truth.partly_hidden):
+            d, g = det.box, truth.box
+            errors = (abs(d[0] - g[0]), abs(d[1] - g[1]), abs(d[2] - g[2]), abs(d[3] - g[3]))
+            self.edges[truth.cls].append(errors)
 
     @property
     def precision(self) -> float:
@@ -49,9 +68,13 @@ class Score:
         self.tracks += other.tracks
         for cls, c in other.per_class.items():
             self.per_class[cls].update(c)
+        for cls, e in other.edges.items():
+            self.edges[cls].extend(e)
 
-    def as_json(self) -> dict[str, Any]:
-        classes = {}
+    def as_json(self, slack: int | None = None) -> dict[str, Any]:
+        """`slack`: the box slack the trajectories' facts will carry; each class then says what share
+        of its whole boxes have every edge within it."""
+        classes: dict[str, dict[str, Any]] = {}
         for cls, c in sorted(self.per_class.items()):
             tp, fp, fn = c["tp"], c["fp"], c["fn"]
             classes[cls] = {
@@ -61,6 +84,8 @@ class Score:
                 "precision": round(tp / (tp + fp), 4) if tp + fp else 1.0,
                 "recall": round(tp / (tp + fn), 4) if tp + fn else 1.0,
             }
+            if self.edges.get(cls):
+                classes[cls]["edges"] = edge_accuracy(self.edges[cls], slack)
         return {
             "precision": round(self.precision, 4),
             "recall": round(self.recall, 4),
@@ -73,6 +98,37 @@ class Score:
             "tracks": self.tracks,
             "classes": classes,
         }
+
+
+EDGES = ("left", "top", "right", "bottom")
+
+
+def quantile(sorted_xs: Sequence[int], q: float) -> int:
+    """The q-quantile of sorted values, by the nearest rank at or above it (an observed value)."""
+    return sorted_xs[min(len(sorted_xs) - 1, max(0, math.ceil(q * len(sorted_xs)) - 1))]
+
+
+def edge_accuracy(errors: Sequence[tuple[int, int, int, int]], slack: int | None = None) -> dict[str, Any]:
+    """Per edge the 90th percentile and the largest error (pixels) over the boxes; with a slack,
+    the share of boxes whose four edges all lie within it."""
+    out: dict[str, Any] = {"boxes": len(errors)}
+    for i, name in enumerate(EDGES):
+        xs = sorted(e[i] for e in errors)
+        out[name] = {"p90": quantile(xs, 0.9), "max": xs[-1]}
+    if slack is not None:
+        out["slack"] = slack
+        out["within_slack"] = round(sum(max(e) <= slack for e in errors) / len(errors), 4)
+    return out
+
+
+def edge_summary(edges: dict[str, Any]) -> str:
+    """One line's end for a class: its boxes within the slack and its worst edge."""
+    worst = max(EDGES, key=lambda name: (edges[name]["max"], edges[name]["p90"]))
+    within = f"{edges['within_slack']:.0%} within {edges['slack']} px, " if "slack" in edges else ""
+    return (
+        f"edges of {edges['boxes']} whole boxes: {within}worst {worst} "
+        f"(90% within {edges[worst]['p90']} px, largest {edges[worst]['max']} px)"
+    )
 
 
 def score_trajectory(states: Sequence[State], dets: Iterable[Detection]) -> Score:
@@ -89,9 +145,7 @@ def score_trajectory(states: Sequence[State], dets: Iterable[Detection]) -> Scor
         fm = match_frame(by_state.get(st.state, []), st.boxes)
         sc.frames += 1
         for d, g, ov in fm.pairs:
-            sc.tp += 1
-            sc.iou_sum += ov
-            sc.per_class[g.cls]["tp"] += 1
+            sc.add_pair(d, g, ov)
             if g.object in last_track and last_track[g.object] != d.track:
                 sc.id_switches += 1
             last_track[g.object] = d.track

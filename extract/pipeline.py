@@ -116,14 +116,22 @@ def run_extract(
         bar.close()
     write_text_whole(
         out_dir / MANIFEST,
-        json.dumps(manifest(traj_dir, detector, conf, tracker, imgsz, result), indent=1) + "\n",
+        json.dumps(manifest(traj_dir, detector, conf, tracker, imgsz, result, slack), indent=1) + "\n",
     )
     return result
 
 
 def manifest(
-    traj_dir: str | Path, detector: str, conf: float, tracker: str, imgsz: int, res: ExtractResult
+    traj_dir: str | Path,
+    detector: str,
+    conf: float,
+    tracker: str,
+    imgsz: int,
+    res: ExtractResult,
+    slack: int | None = None,
 ) -> dict[str, Any]:
+    """extract.json; with --eval, the scores (and the edge errors against `slack`, the box slack the
+    facts carry)."""
     m: dict[str, Any] = {
         "trajectories": str(Path(traj_dir).resolve()),
         "detector": detector,
@@ -134,5 +142,8 @@ def manifest(
         "detections": res.detections,
     }
     if res.scores:
-        m["eval"] = {"total": res.total().as_json(), "trajectories": {k: s.as_json() for k, s in res.scores}}
+        m["eval"] = {
+            "total": res.total().as_json(slack),
+            "trajectories": {k: s.as_json(slack) for k, s in res.scores},
+        }
     return m

@@ -14,7 +14,7 @@ from helpers import run_cli
 from metalogic.engine.facts import read_facts
 from metalogic.engine.terms import Fun, parse_term
 from metalogic.extract.boxes import Detection, eligible
-from metalogic.extract.evaluate import on_their_objects, score_trajectory
+from metalogic.extract.evaluate import edge_summary, on_their_objects, score_trajectory
 from metalogic.extract.trajectory import Box, State, load_trajectory
 from metalogic.extract.world import CLASSES
 
@@ -77,6 +77,15 @@ def test_tracking_with_the_shipped_detector(traj_dir: Path, tmp_path: Path) -> N
     assert total["tp"] + total["fp"] <= len(dets)
     assert total["recall"] >= 0.5 and total["precision"] >= 0.8  # a working detector, not a broken file
     assert "total" in stdout and "idsw" in stdout
+    # Edge errors: over the hits whose true box is whole, against the slack the facts carry.
+    whole_hits = 0
+    for c in total["classes"].values():
+        if "edges" in c:
+            e = c["edges"]
+            assert e["slack"] == 4 and 0.0 <= e["within_slack"] <= 1.0 and 1 <= e["boxes"] <= c["tp"]
+            assert all(0 <= e[k]["p90"] <= e[k]["max"] < 320 for k in ("left", "top", "right", "bottom"))
+            whole_hits += e["boxes"]
+    assert 0 < whole_hits <= total["tp"]
 
 
 def test_gt_detector_gives_the_simulator_boxes(traj_dir: Path, tmp_path: Path) -> None:
@@ -90,6 +99,31 @@ def test_gt_detector_gives_the_simulator_boxes(traj_dir: Path, tmp_path: Path) -
     assert {(t, o, g) for t, o, g in facts["gt_track"]} == {(t, o, o) for t, _, o, *_ in det}
     ev = json.loads((out / "extract.json").read_text())["eval"]["total"]
     assert (ev["precision"], ev["recall"], ev["mean_iou"], ev["id_switches"]) == (1.0, 1.0, 1.0, 0)
+    edges = [c["edges"] for c in ev["classes"].values() if "edges" in c]
+    assert edges and all(e["slack"] == 1 and e["within_slack"] == 1.0 for e in edges)
+    assert all(e[k]["max"] == 0 for e in edges for k in ("left", "top", "right", "bottom"))
+
+
+def test_edge_errors_of_whole_boxes_per_class() -> None:
+    """Ten mug boxes whose top edge is off by 0..9 px (the others exact): the 90th percentile is
+    8 px (the ninth of ten), the largest 9, and 5 of 10 lie within a slack of 4. A box the border
+    cuts, or one partly hidden, is no whole view and is left out; it is still a hit."""
+    mugs = [Box(f"o{i}", "mug", (10 * i, 50, 10 * i + 9, 79), 300, False) for i in range(10)]
+    cut = Box("o10", "duck", (0, 0, 9, 29), 300, True)
+    hidden = Box("o11", "duck", (200, 0, 219, 29), 300, False, partly_hidden=True)
+    dets = [Detection(0, i, "mug", 900, (10 * i, 50 - i, 10 * i + 9, 79)) for i in range(10)]
+    dets += [Detection(0, 10, "duck", 900, (0, 0, 9, 31)), Detection(0, 11, "duck", 900, (200, 0, 219, 33))]
+    sc = score_trajectory([State(0, "f0.png", boxes=[*mugs, cut, hidden])], dets)
+    assert sc.tp == 12
+    classes = sc.as_json(slack=4)["classes"]
+    assert "edges" not in classes["duck"]
+    e = classes["mug"]["edges"]
+    assert e["boxes"] == 10 and e["top"] == {"p90": 8, "max": 9} and e["left"] == {"p90": 0, "max": 0}
+    assert e["within_slack"] == 0.5
+    assert (
+        edge_summary(e)
+        == "edges of 10 whole boxes: 50% within 4 px, worst top (90% within 8 px, largest 9 px)"
+    )
 
 
 def test_score_counts_switches_misses_and_false_alarms() -> None:
