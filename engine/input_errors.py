@@ -101,6 +101,15 @@ def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
             "keep the right camera_height fact and delete the other",
             Fun("camera_height", (t, s)),
         )
+    if e.name == "two_class_slacks":
+        t, cl, edge = a
+        return (
+            f"the {text(edge)} edge of class {text(cl)} of trajectory {text(t)} has two different "
+            "class_slack facts",
+            "one class_slack fact per trajectory, class and edge",
+            "keep the right class_slack fact and delete the other",
+            Fun("class_slack", (t, cl, edge)),
+        )
     if e.name in ("two_supports", "two_footprints"):
         t, o = a
         pred = "support" if e.name == "two_supports" else "footprint"

@@ -26,6 +26,8 @@ from metalogic.engine.schema_types import (
 )
 from metalogic.engine.terms import Fun, Term
 
+EDGES = ("left", "top", "right", "bottom")  # a box's edges, as class_slack/4 names them
+
 
 @dataclass(frozen=True)
 class Arg:
@@ -146,6 +148,17 @@ PREDICATES: tuple[Predicate, ...] = (
         "how many pixels a box edge of this trajectory may lie off the object's silhouette (the "
         "tracker's accuracy); the MRs that read boxes allow that much (default: the box_slack_px parameter)",
         ("T", ID, "trajectory id"),
+        ("Px", IntType("a number of pixels (0..100)", 0, 100), "pixels"),
+    ),
+    _p(
+        "scene",
+        "class_slack",
+        "how many pixels the Edge of a box of an object of class Class may lie off its silhouette in "
+        "this trajectory, in place of box_slack (a detector is more accurate on some classes and edges "
+        "than on others; metalogic extract writes its card's figures)",
+        ("T", ID, "trajectory id"),
+        ("Class", AtomType("a class name (lower-case atom)"), "object class"),
+        ("Edge", AtomType("one of " + ", ".join(EDGES), EDGES), "the box's edge"),
         ("Px", IntType("a number of pixels (0..100)", 0, 100), "pixels"),
     ),
     _p(

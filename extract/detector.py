@@ -21,7 +21,7 @@ from metalogic.engine.errors import MetalogicError
 from metalogic.engine.schema import SIMULATED
 from metalogic.engine.whole_files import write_text_whole
 from metalogic.extract.boxes import match_frame
-from metalogic.extract.evaluate import Score, edge_summary
+from metalogic.extract.evaluate import Score, edge_summary, measured_class_slack
 from metalogic.extract.importers import read_image
 from metalogic.extract.simulate import simulate_episode
 from metalogic.extract.tracking import (
@@ -195,6 +195,8 @@ def train_detector(cfg: TrainConfig, *, install: bool = False) -> str:
         "config": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(cfg).items()},
         "classes": list(CLASSES),
         "validation": summary,
+        # the box slack extract writes per class and edge (class_slack/4): the validation's largest errors
+        "class_slack": measured_class_slack(summary["total"]["classes"], BOX_SLACK_LEARNED),
         "reproduce": "metalogic detector train " + " ".join(sys.argv[3:]) if len(sys.argv) > 3 else "",
     }
     if cfg.init:  # keep the whole recipe: the earlier stage's provenance travels along
@@ -263,6 +265,15 @@ def evaluate_detector(
             f"  class {cls:<7} precision {c['precision']:.3f}  recall {c['recall']:.3f}  "
             f"(tp {c['tp']}, fp {c['fp']}, fn {c['fn']}){edges}"
         )
+    slack = measured_class_slack(total_json["classes"], BOX_SLACK_LEARNED)
+    lines.append(
+        f"  box slack per class and edge beyond {BOX_SLACK_LEARNED} px (the largest errors; `detector train` "
+        "writes them to the card): "
+        + (
+            "; ".join(f"{c} " + " ".join(f"{e} {k}" for e, k in edges.items()) for c, edges in slack.items())
+            or "none"
+        )
+    )
     return "\n".join(lines)
 
 

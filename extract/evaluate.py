@@ -121,6 +121,21 @@ def edge_accuracy(errors: Sequence[tuple[int, int, int, int]], slack: int | None
     return out
 
 
+def measured_class_slack(classes: dict[str, dict[str, Any]], base: int) -> dict[str, dict[str, int]]:
+    """The box slack per class and edge a detector's card records (from its validation's as_json
+    classes): the largest error of the edge over the class's whole boxes, where that exceeds the
+    trajectory-wide `base`. The largest, not a percentile: every box an MR reads must lie within its
+    slack, and a box that merges two objects (a shelf's running 41 px above its top) is rare but real."""
+    out: dict[str, dict[str, int]] = {}
+    for cls, c in sorted(classes.items()):
+        beyond = {
+            name: c["edges"][name]["max"] for name in EDGES if "edges" in c and c["edges"][name]["max"] > base
+        }
+        if beyond:
+            out[cls] = beyond
+    return out
+
+
 def edge_summary(edges: dict[str, Any]) -> str:
     """One line's end for a class: its boxes within the slack and its worst edge."""
     worst = max(EDGES, key=lambda name: (edges[name]["max"], edges[name]["p90"]))

@@ -22,6 +22,7 @@ from metalogic.extract.tracking import (
     DEFAULT_DETECTOR,
     Tracker,
     box_slack_of,
+    class_slacks_of,
     gt_detections,
     load_model,
     resolve_detector,
@@ -71,6 +72,12 @@ def run_extract(
         )
     det = resolve_detector(detector)
     slack = box_slack if box_slack is not None else box_slack_of(detector)
+    # an edge of a class the detector's card measured further off than the trajectory's slack keeps its own
+    class_slack = {
+        c: beyond
+        for c, edges in class_slacks_of(det).items()
+        if (beyond := {e: k for e, k in edges.items() if k > slack})
+    }
     trk = None
     if det != "gt":
         trk = Tracker(load_model(det), conf=conf, tracker=resolve_tracker(tracker), imgsz=imgsz)
@@ -105,7 +112,14 @@ def run_extract(
             write_text_whole(
                 path,
                 scene_facts(
-                    t, sts, shown, out_dir, detector=str(detector), min_states=min_states, box_slack=slack
+                    t,
+                    sts,
+                    shown,
+                    out_dir,
+                    detector=str(detector),
+                    min_states=min_states,
+                    box_slack=slack,
+                    class_slack=class_slack,
                 ),
             )
             result.facts.append(path)

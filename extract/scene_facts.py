@@ -10,9 +10,10 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from metalogic.engine.schema import EDGES
 from metalogic.engine.terms import Atom, Fun, Str, Term, text
 from metalogic.extract.boxes import Detection, overlapping, touches_border
 from metalogic.extract.evaluate import track_objects
@@ -52,8 +53,10 @@ def scene_facts(
     detector: str,
     min_states: int = MIN_TRACK_STATES,
     box_slack: int | None = None,
+    class_slack: Mapping[str, Mapping[str, int]] | None = None,
 ) -> str:
-    """The facts file text for one trajectory."""
+    """The facts file text for one trajectory. `class_slack`: the edges of the classes whose boxes
+    may lie further off there than box_slack (class_slack/4)."""
     assert traj.root is not None
     t = Atom(traj.id)
     w, h = traj.image_size
@@ -65,6 +68,10 @@ def scene_facts(
     ]
     if box_slack is not None:
         lines.append(_fact("box_slack", t, box_slack))
+    for cls, edges in sorted((class_slack or {}).items()):
+        for edge in EDGES:
+            if edge in edges:
+                lines.append(_fact("class_slack", t, Atom(cls), Atom(edge), edges[edge]))
     if traj.step_mm:
         lines.append(_fact("step_mm", t, int(traj.step_mm)))
     cam = traj.camera

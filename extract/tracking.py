@@ -7,12 +7,14 @@ path to any Ultralytics weights file (e.g. a yolo11n.pt you brought). Nothing is
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from metalogic.engine.errors import MetalogicError, did_you_mean
+from metalogic.engine.schema import EDGES
 from metalogic.extract.boxes import Detection, eligible, split_class_switches
 from metalogic.extract.rig import class_atom
 from metalogic.extract.trajectory import State, Trajectory
@@ -34,6 +36,44 @@ BOX_SLACK_LEARNED = 4
 
 def box_slack_of(detector: str) -> int:
     return BOX_SLACK_GT if detector == "gt" else BOX_SLACK_LEARNED
+
+
+def class_slacks_of(weights: str | Path) -> dict[str, dict[str, int]]:
+    """The box slack of each class and edge the detector's card gives: the JSON file beside its
+    weights (`detector train` writes there, as `class_slack`, the largest error its validation found
+    per class and edge where that exceeds BOX_SLACK_LEARNED). {} for gt, and for weights without a
+    card or whose card says nothing of it."""
+    if str(weights) == "gt":
+        return {}
+    card = Path(weights).with_suffix(".json")
+    if not card.is_file():
+        return {}
+    try:
+        found = json.loads(card.read_text(encoding="utf-8")).get("class_slack", {})
+    except (OSError, ValueError, AttributeError) as exc:
+        raise MetalogicError.single(
+            f"cannot read the detector card {card}: {exc}".splitlines()[0],
+            expected="the JSON object written beside the weights by 'metalogic detector train'",
+            fix="repair or delete the card (without one every class gets --box-slack)",
+        ) from None
+    ok = isinstance(found, dict) and all(
+        isinstance(c, str)
+        and isinstance(edges, dict)
+        and all(e in EDGES and _pixels(k) for e, k in edges.items())
+        for c, edges in found.items()
+    )
+    if not ok:
+        raise MetalogicError.single(
+            f"the detector card {card} has a bad class_slack: {json.dumps(found)[:80]}",
+            expected="class names, each with edges (left, top, right, bottom) in whole pixels 0..100, "
+            'e.g. {"shelf": {"top": 41}}',
+            fix="repair or delete the class_slack entry",
+        )
+    return {class_atom(c): dict(edges) for c, edges in found.items()}
+
+
+def _pixels(k: object) -> bool:
+    return isinstance(k, int) and not isinstance(k, bool) and 0 <= k <= 100
 
 
 def resolve_detector(spec: str) -> str | Path:
@@ -112,37 +152,54 @@ class Tracker:
     def track(
         self, traj: Trajectory, states: Sequence[State], progress: Callable[[int], None] | None = None
     ) -> list[Detection]:
+        """The detections of every state, each with its track's id and the detector's own box.
+
+        Ultralytics' trackers report a track's box from their motion model (a Kalman filter's
+        estimate, which trails an object whose box grows or slides from frame to frame: up to 13 px
+        off on a drone's approach), not the box the detector drew. The MRs read boxes as the
+        detector's, within its slack, so the tracker is used only to tie detections to tracks:
+        a callback ahead of the tracker's keeps each frame's detections, and each tracked box is
+        replaced by the detection it was matched with (same class and confidence)."""
         assert traj.root is not None
         self._reset()
         names = self.names()
         w, h = traj.image_size
         out: list[Detection] = []
-        for st in states:
-            res = self.model.track(
-                str(traj.root / st.frame),
-                persist=True,
-                tracker=self.tracker,
-                conf=self.conf,
-                iou=self.nms_iou,
-                imgsz=self.imgsz,
-                verbose=False,
-            )[0]
-            boxes = res.boxes
-            if boxes is not None and boxes.id is not None:
-                for tid, cls, cf, xyxy in zip(
-                    boxes.id.int().tolist(),
-                    boxes.cls.int().tolist(),
-                    boxes.conf.tolist(),
-                    boxes.xyxy.tolist(),
-                    strict=True,
-                ):
-                    if cf < self.conf:
-                        continue
-                    out.append(
-                        Detection(st.state, int(tid), names[cls], round(cf * 1000), pixel_box(xyxy, w, h))
-                    )
-            if progress:
-                progress(1)
+        detected: list[list[float]] = []
+
+        def keep_detections(predictor: Any) -> None:
+            detected[:] = predictor.results[0].boxes.data.tolist()  # x1, y1, x2, y2, conf, cls
+
+        callbacks = self.model.callbacks["on_predict_postprocess_end"]
+        callbacks.insert(0, keep_detections)  # before the tracker's, which replaces the boxes
+        try:
+            for st in states:
+                res = self.model.track(
+                    str(traj.root / st.frame),
+                    persist=True,
+                    tracker=self.tracker,
+                    conf=self.conf,
+                    iou=self.nms_iou,
+                    imgsz=self.imgsz,
+                    verbose=False,
+                )[0]
+                boxes = res.boxes
+                if boxes is not None and boxes.id is not None:
+                    for tid, cls, cf, xyxy in zip(
+                        boxes.id.int().tolist(),
+                        boxes.cls.int().tolist(),
+                        boxes.conf.tolist(),
+                        boxes.xyxy.tolist(),
+                        strict=True,
+                    ):
+                        if cf < self.conf:
+                            continue
+                        box = pixel_box(detected_box(detected, cls, cf, xyxy), w, h)
+                        out.append(Detection(st.state, int(tid), names[cls], round(cf * 1000), box))
+                if progress:
+                    progress(1)
+        finally:
+            callbacks.remove(keep_detections)
         return split_class_switches(out)
 
     def predict(self, image: Any, state: int, size: tuple[int, int]) -> list[Detection]:
@@ -156,6 +213,31 @@ class Tracker:
                 zip(b.cls.int().tolist(), b.conf.tolist(), b.xyxy.tolist(), strict=True)
             )
         ]
+
+
+def detected_box(
+    detected: Sequence[Sequence[float]], cls: int, conf: float, tracked: Sequence[float]
+) -> list[float]:
+    """The detection a tracked box stands for: of the frame's detections (x1, y1, x2, y2, conf,
+    cls) of the same class, the one with the same confidence (a track takes its detection's score
+    when they are matched), the one overlapping the tracked box most where several share it; the
+    tracked box itself where none does (no tracker in Ultralytics reports an unmatched track)."""
+    same = [d for d in detected if int(d[5]) == cls]
+    exact = [d for d in same if d[4] == conf]
+    pool = exact or same
+    if not pool:
+        return list(tracked)
+    best = max(pool, key=lambda d: (d[4] == conf, _overlap(d[:4], tracked)))
+    return list(best[:4])
+
+
+def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
+    ix = min(a[2], b[2]) - max(a[0], b[0])
+    iy = min(a[3], b[3]) - max(a[1], b[1])
+    if ix <= 0 or iy <= 0:
+        return 0.0
+    inter = ix * iy
+    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def pixel_box(xyxy: Sequence[float], w: int, h: int) -> tuple[int, int, int, int]:

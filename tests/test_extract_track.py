@@ -11,10 +11,12 @@ from pathlib import Path
 import pytest
 
 from helpers import run_cli
+from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import read_facts
 from metalogic.engine.terms import Fun, parse_term
 from metalogic.extract.boxes import Detection, eligible
-from metalogic.extract.evaluate import edge_summary, on_their_objects, score_trajectory
+from metalogic.extract.evaluate import edge_summary, measured_class_slack, on_their_objects, score_trajectory
+from metalogic.extract.tracking import DEFAULT_DETECTOR, DETECTORS, Tracker, class_slacks_of, load_model
 from metalogic.extract.trajectory import Box, State, load_trajectory
 from metalogic.extract.world import CLASSES
 
@@ -67,6 +69,22 @@ def test_tracking_with_the_shipped_detector(traj_dir: Path, tmp_path: Path) -> N
     for _t, _s, path in facts["frame"]:
         assert not os.path.isabs(path) and (out / path).is_file()
     assert len(facts["gt_pose"]) == len(facts["state"]) == len(facts["gt_camera"])
+    # The classes the detector's card measured beyond the 4 px slack keep their own slack.
+    card = class_slacks_of(DETECTORS[DEFAULT_DETECTOR])
+    assert card and all(k > 4 for edges in card.values() for k in edges.values())
+    trajs = {t for t, *_ in facts["trajectory"]}
+    assert set(facts["class_slack"]) == {
+        (t, c, e, k) for t in trajs for c, edges in card.items() for e, k in edges.items()
+    }
+    # Each written box is the detector's own box in that frame, not the tracker's estimate of it.
+    tracker = Tracker(load_model(DETECTORS[DEFAULT_DETECTOR]))
+    frames = {(t, s): out / path for t, s, path in facts["frame"]}
+    for (t, s), path in frames.items():
+        drawn = {(d.cls, d.box) for d in tracker.predict(str(path), s, (320, 240))}
+        written = {
+            (cls, (x1, y1, x2, y2)) for t2, s2, _, cls, _, x1, y1, x2, y2 in dets if (t2, s2) == (t, s)
+        }
+        assert written <= drawn, (t, s, written - drawn)
     # The evaluation counts every eligible ground-truth box once, as a hit or a miss.
     ev = json.loads((out / "extract.json").read_text())["eval"]
     eligible_boxes = 0
@@ -124,6 +142,33 @@ def test_edge_errors_of_whole_boxes_per_class() -> None:
         edge_summary(e)
         == "edges of 10 whole boxes: 50% within 4 px, worst top (90% within 8 px, largest 9 px)"
     )
+    # The card's slack per class and edge: the largest error, where it exceeds the trajectory's slack.
+    assert measured_class_slack(classes, 4) == {"mug": {"top": 9}}
+    assert measured_class_slack(classes, 9) == {}
+
+
+def test_a_bad_detector_card_is_one_clear_error(tmp_path: Path) -> None:
+    """The card beside a weights file gives the slack per class; a card that is not JSON, or whose
+    class_slack is not class names with whole pixels, stops extract with one error; no card, or
+    one without class_slack, gives none."""
+    weights = tmp_path / "mine.pt"
+    assert class_slacks_of(weights) == {} and class_slacks_of("gt") == {}
+    card = tmp_path / "mine.json"
+    card.write_text('{"trained_minutes": 3}')
+    assert class_slacks_of(weights) == {}
+    card.write_text('{"class_slack": {"Shelf": {"top": 41, "bottom": 12}, "mug": {}}}')
+    assert class_slacks_of(weights) == {"shelf": {"top": 41, "bottom": 12}, "mug": {}}
+    for entry in ('{"shelf": 12}', '{"shelf": {"up": 12}}', '{"shelf": {"top": 12.5}}'):
+        card.write_text(f'{{"class_slack": {entry}}}')
+        with pytest.raises(MetalogicError) as bad:
+            class_slacks_of(weights)
+        message = str(bad.value)
+        assert message.startswith(f"the detector card {card} has a bad class_slack: {entry}")
+        assert "expected: class names, each with edges (left, top, right, bottom) in whole pixels" in message
+    card.write_text("{not json")
+    with pytest.raises(MetalogicError) as broken:
+        class_slacks_of(weights)
+    assert str(broken.value).startswith(f"cannot read the detector card {card}: Expecting property name")
 
 
 def test_score_counts_switches_misses_and_false_alarms() -> None:

@@ -305,6 +305,26 @@ inputs/answers.lp:5:1: agent ag answers query q3 twice (left and right)
     )
 
 
+def test_two_slacks_for_one_class_are_located() -> None:
+    write(
+        "slacks",
+        {
+            "scene.lp": "class_slack(t, shelf, top, 12).\nclass_slack(t, shelf, left, 2).\n"
+            "class_slack(t, shelf, top, 20).\n"
+        },
+    )
+    assert (
+        fails("check", "slacks")
+        == """\
+error: slacks/scene.lp:1:1: the top edge of class shelf of trajectory t has two different class_slack facts
+    class_slack(t, shelf, top, 12).
+    ^
+  expected: one class_slack fact per trajectory, class and edge
+  fix: keep the right class_slack fact and delete the other
+"""
+    )
+
+
 def test_query_id_reused_for_another_content() -> None:
     write("reused", {"a.lp": Q1 + "query(q1, obj_dir(t, 0, a, b)).\n"})
     assert (

@@ -9,19 +9,22 @@
 % that reads boxes asks them, many times over, and a stored fact is found through SWI-Prolog's
 % indexes far more cheaply than a tabled call (a table per call variant, each costly to create).
 % The stored rows are the distinct solutions, as tables would hold.
-:- dynamic ml_obs_span/7, ml_place/9, ml_level/10.
+:- dynamic ml_obj_slack/6, ml_obs_span/7, ml_place/9, ml_level/10.
+obj_slack(T, O, KL, KT, KR, KB) :- ml_obj_slack(T, O, KL, KT, KR, KB).
 obs_span(T, S, O, UL, UH, VL, VH) :- ml_obs_span(T, S, O, UL, UH, VL, VH).
 place(Ag, T, S, O, XL, XH, YL, YH, Dc) :- ml_place(Ag, T, S, O, XL, XH, YL, YH, Dc).
 level(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH) :- ml_level(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH).
 
 ml_store_observations :-
+    ml_forall_set(k(T, O, KL, KT, KR, KB), obj_slack_of(T, O, KL, KT, KR, KB),
+                  assertz(ml_obj_slack(T, O, KL, KT, KR, KB))),
     ml_forall_set(s(T, S, O, UL, UH, VL, VH), obs_span_of(T, S, O, UL, UH, VL, VH),
                   assertz(ml_obs_span(T, S, O, UL, UH, VL, VH))),
     ml_forall_set(p(Ag, T, S, O, XL, XH, YL, YH, Dc), place_of(Ag, T, S, O, XL, XH, YL, YH, Dc),
                   assertz(ml_place(Ag, T, S, O, XL, XH, YL, YH, Dc))),
     ml_forall_set(l(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH), level_of(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH),
                   assertz(ml_level(Ag, T, S, O, XL, XH, FL, FH, ZL, ZH))).
-ml_forget_observations :- ml_clear([ml_obs_span/7, ml_place/9, ml_level/10]).
+ml_forget_observations :- ml_clear([ml_obj_slack/6, ml_obs_span/7, ml_place/9, ml_level/10]).
 
 agent_camera(T) :- trajectory(T, Sc), scenario_camera(Sc, agent).
 
@@ -31,10 +34,19 @@ obs_whole(T, S, O, X1, Y1, X2, Y2) :- detection(T, S, O, _, _, X1, Y1, X2, Y2),
 obs_slack(T, K) :- box_slack(T, K0), !, K = K0.
 obs_slack(_, K) :- param(box_slack_px, K).
 
+% obj_slack_of(T, O, KL, KT, KR, KB): per edge, its class's slack where the trajectory gives one,
+% else the trajectory's; the largest over the classes its boxes name.
+obj_class_slack(T, O, E, K) :- distinct(Cl, detection(T, _, O, Cl, _, _, _, _, _)),
+    ( class_slack(T, Cl, E, K0) -> K = K0 ; obs_slack(T, K) ).
+obj_edge_slack(T, O, E, K) :- aggregate_all(max(K1), obj_class_slack(T, O, E, K1), K).
+obj_slack_of(T, O, KL, KT, KR, KB) :- distinct(T-O, detection(T, _, O, _, _, _, _, _, _)),
+    obj_edge_slack(T, O, left, KL), obj_edge_slack(T, O, top, KT), obj_edge_slack(T, O, right, KR),
+    obj_edge_slack(T, O, bottom, KB).
+
 obs_span_of(T, S, O, UL, UH, VL, VH) :- obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, _, _, Cx, Cy),
-    obs_slack(T, K), param(centre_span_permille, P),
+    obj_slack(T, O, KL, KT, KR, KB), param(centre_span_permille, P),
     M is (X2 + 1 - X1) * (1000 - P) // 2000, N is (Y2 + 1 - Y1) * (1000 - P) // 2000,
-    UL is X1 + M - K - Cx, UH is X2 + 1 - M + K - Cx, VL is Cy - (Y2 + 1 - N + K), VH is Cy - (Y1 + N - K).
+    UL is X1 + M - KL - Cx, UH is X2 + 1 - M + KR - Cx, VL is Cy - (Y2 + 1 - N + KB), VH is Cy - (Y1 + N - KT).
 
 obs_pitch(T, S, C, Sn) :- camera_pitch(T, S, P), trig(P, C, Sn).
 

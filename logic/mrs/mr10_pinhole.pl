@@ -25,9 +25,9 @@ mr10_unanswered(Ag, C) :- \+ (mr10_case_pair(C, Q, D), answer(Ag, Q, _), answer(
 
 mr10_broken(Ag, Q, D) :- any_object_query(Q, size, T, _, O), mag_answer(Ag, Q, HS), HS =< 100000, depth_query(D, T, S, O),
     mag_answer(Ag, D, _), level(Ag, T, S, O, _, _, FL, _, _, _), FL > 0, place(Ag, T, S, O, _, _, _, _, Dc),
-    Dc =< 40000, obs_whole(T, S, O, _, Y1, _, Y2), camera(T, _, Fy, _, _), obs_slack(T, K),
+    Dc =< 40000, obs_whole(T, S, O, _, Y1, _, Y2), camera(T, _, Fy, _, _), obj_slack(T, O, _, KT, _, KB),
     param(pinhole_slack_permille, P),
-    frac_lt((Y2 - Y1 + 1 + 2 * K) * (1000 + P), Fy * 1000, (HS + 5) // 10 * FL, Dc * Dc), !.
+    frac_lt((Y2 - Y1 + 1 + KT + KB) * (1000 + P), Fy * 1000, (HS + 5) // 10 * FL, Dc * Dc), !.
 
 % The pairs, and the broken pairs of every agent, are stored once per run, before the cases (the
 % driver's ml_mr_store/2), as mr10_pair_row(Q, D) and mr10_broken_row(Ag, Q, D): a pair is read by

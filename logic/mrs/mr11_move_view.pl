@@ -49,8 +49,8 @@ mr11_dc(Ag, T, S, O, D) :- place(Ag, T, S, O, _, _, _, _, Dc),
 % (A box of no height has no floor, as on clingo, where a division by zero leaves the rule out: the
 % placements are stored for every frame a view reads, asked or not, and must not raise an error.)
 mr11_floor(Ag, T, S, O, Dc, F) :- level(Ag, T, S, O, _, _, FL, _, _, _), FL > 0, FL =< 100000,
-    once(obs_whole(T, S, O, _, Y1, _, Y2)), camera(T, _, Fy, _, _), obs_slack(T, K), param(pinhole_slack_permille, P),
-    mr11_size(Ag, T, O, Hc), Hb is Y2 - Y1 + 1 + 2 * K, Hb =\= 0, G is Fy * Hc // Hb, G =< 1000000,
+    once(obs_whole(T, S, O, _, Y1, _, Y2)), camera(T, _, Fy, _, _), obj_slack(T, O, _, KT, _, KB),
+    param(pinhole_slack_permille, P), mr11_size(Ag, T, O, Hc), Hb is Y2 - Y1 + 1 + KT + KB, Hb =\= 0, G is Fy * Hc // Hb, G =< 1000000,
     F is G * (FL * 1000 // Dc) // (1000 + P).
 mr11_size(Ag, T, O, Hc) :- any_object_query(Q, size, T, _, O), mag_answer(Ag, Q, HS), HS > 0, HS =< 100000, Hc is (HS + 5) // 10.
 
@@ -64,9 +64,9 @@ mr11_place_of(Ag, T, S, O, Cs, NX, NFZ) :- detection(T, S, O, _, _, X1, Y1, X2, 
     findall(c(X, F, Z), ( member(A, [0, 1]), member(B, [0, 1]),
                           X is (X1 + A * (X2 - X1 + 1) - Cx) * Dc // Fx, Y is (Cy - Y1 - B * (Y2 - Y1 + 1)) * Dc // Fy,
                           F is (Dc * C - Y * Sn) // 1000, Z is (Dc * Sn + Y * C) // 1000 ), Cs),
-    obs_slack(T, K), param(centre_drift_permille, M), P is 2 * K + 1 + M * (X2 - X1 + Y2 - Y1 + 2) // 1000,
-    param(depth_round_mm, R),
-    NX is P * Dc // Fx + 1, NFZ is (P * Dc // Fy) * 3 // 2 + 2 + (R + 9) // 10.
+    obj_slack(T, O, KL, KT, KR, KB), param(centre_drift_permille, M), G is M * (X2 - X1 + Y2 - Y1 + 2) // 1000,
+    PX is 2 * max(KL, KR) + 1 + G, PY is 2 * max(KT, KB) + 1 + G, param(depth_round_mm, R),
+    NX is PX * Dc // Fx + 1, NFZ is (PY * Dc // Fy) * 3 // 2 + 2 + (R + 9) // 10.
 mr11_rot(0, X, F, X, F).
 mr11_rot(R, X, F, X1, F1) :- R > 0, R0 is R - 1, mr11_rot(R0, X, F, Y, G), X1 is -G, F1 = Y.
 
@@ -92,8 +92,7 @@ mr11_diffs([c(X1, F1, Z1)|Cs1], [c(X2, F2, Z2)|Cs2], R, [VX|Xs], [VF|Fs], [VZ|Zs
 % law for R where it is off for one of the answer's asks for R (mr11_off/3).
 mr11_ask(Ag, Q, move_against_view, dir(SX, SF, SZ, R, W)) :- move_answer(Ag, Q, move(N, _)),
     dir_name(move, N, SX, SF, SZ), mr11_turn(Ag, Q, R), param(truth_move_tol_mm, W).
-mr11_ask(Ag, Q, depth_against_view, depth(K, M)) :- once(mr11_turn(Ag, Q, _)), mr11_move(Q, _, T, _, _),
-    obs_slack(T, K), param(scale_tol_permille, M).
+mr11_ask(Ag, Q, depth_against_view, depth(M)) :- once(mr11_turn(Ag, Q, _)), param(scale_tol_permille, M).
 % A distance breaks the law where, for every turn the agent may have made (Rs), the view's
 % displacement is too short for it (or, for every turn, too long).
 mr11_ask(Ag, Q, distance_against_view, dist(Rs, A, B)) :- query(Q, move_dist(T, _, _)), mag_answer(Ag, Q, N),
@@ -102,11 +101,11 @@ mr11_ask(Ag, Q, distance_against_view, dist(Rs, A, B)) :- query(Q, move_dist(T, 
 
 mr11_off(Ag, C, dir(SX, SF, SZ, R, W)) :- mr11_placements(Ag, C, P1, P2), mr11_parts(P1, P2, R, Parts),
     member(I-Sg, [x-SX, f-SF, z-SZ]), memberchk(I-(L-H), Parts), mr11_sign_off(Sg, L, H, W).
-mr11_off(Ag, mr11(Q, O), depth(K, M)) :- mr11_move(Q, _, T, S1, S2),
+mr11_off(Ag, mr11(Q, O), depth(M)) :- mr11_move(Q, _, T, S1, S2), obj_slack(T, O, _, KT, _, KB),
     obs_whole(T, S1, O, _, Y1, _, Y2), obs_whole(T, S2, O, _, Z1, _, Z2),
     \+ mr11_steep(T, S1, Y1, Y2), \+ mr11_steep(T, S2, Z1, Z2), H1 is Y2 - Y1 + 1, H2 is Z2 - Z1 + 1,
     depth_of(Ag, T, S1, O, D1), depth_of(Ag, T, S2, O, D2), D1 =< 200000, D2 =< 200000, H1 =< 5000, H2 =< 5000,
-    W is max(H1, H2) * max(D1, D2) // 1000 * M + (2 * K + 1) * (D1 + D2), abs(H1 * D1 - H2 * D2) > W.
+    W is max(H1, H2) * max(D1, D2) // 1000 * M + (KT + KB + 1) * (D1 + D2), abs(H1 * D1 - H2 * D2) > W.
 mr11_off(Ag, C, dist(Rs, A, B)) :- mr11_placements(Ag, C, P1, P2), maplist(mr11_sums(P1, P2), Rs, Sums),
     member(Way, [short, long]), forall(member(Sm, Sums), mr11_length_off(Way, Sm, A, B)).
 % A steep view: the box centre more than scale_level off the horizon (see mr11_move_view.lp).

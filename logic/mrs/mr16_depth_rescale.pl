@@ -3,7 +3,7 @@
 :- include('mr16_depth_rescale.decl').
 
 mr16_at(T, S, O, Q, H) :- depth_query(Q, T, S, O), obs_whole(T, S, O, _, Y1, _, Y2), H is Y2 - Y1 + 1,
-    obs_slack(T, K), H >= 10 * (2 * K + 1), \+ mr16_steep(T, S, Y1, Y2).
+    obj_slack(T, O, _, KT, _, KB), H >= 10 * (KT + KB + 1), \+ mr16_steep(T, S, Y1, Y2).
 % Steep views make no case: where the camera and its pitch are known, the box's centre row must lie
 % at most scale_level (a tangent, in thousandths) off the horizon (see mr16_depth_rescale.lp).
 mr16_steep(T, S, Y1, Y2) :- once((camera(T, _, Fy, _, Cy), obs_pitch(T, S, C, Sn))),
@@ -25,8 +25,8 @@ case_query(mr16(T, O), Q) :- mr16_link(T, O, Q1, Q2, _, _), member(Q, [Q1, Q2]).
 
 mr16_case(Ag, T, O, A, B, W) :- mr16_link(T, O, Q1, Q2, H1, H2),
     mag_answer(Ag, Q1, D1), mag_answer(Ag, Q2, D2), D1 > 0, D2 > 0, D1 =< 200000, D2 =< 200000, H1 =< 5000, H2 =< 5000,
-    obs_slack(T, K), param(scale_tol_permille, M),
-    A is H1 * D1, B is H2 * D2, W is max(H1, H2) * max(D1, D2) // 1000 * M + (2 * K + 1) * (D1 + D2).
+    obj_slack(T, O, _, KT, _, KB), param(scale_tol_permille, M),
+    A is H1 * D1, B is H2 * D2, W is max(H1, H2) * max(D1, D2) // 1000 * M + (KT + KB + 1) * (D1 + D2).
 violates(Ag, mr16(T, O), depth_against_box_scale) :- mr16_case(Ag, T, O, A, B, W), abs(A - B) > W.
 violates(Ag, mr16(T, O), zero_depth) :- mr16_link(T, O, Q1, Q2, _, _), member(Q, [Q1, Q2]), mag_answer(Ag, Q, 0).
 

@@ -7,10 +7,10 @@
 px_height(T, S, O, H) :- detection(T, S, O, _, _, _, Y1, _, Y2), \+ truncated(T, S, O), \+ occluded(T, S, O),
     Y2 >= Y1, H is Y2 - Y1 + 1.
 
-% A height is off by up to K = 1 + 2 * slack pixels, so S1/S2 can be off by up to
+% A height is off by up to K = 1 + KT + KB pixels (the top and bottom slacks), so S1/S2 can be off by up to
 % K * (S1 + S2) / (S2 * (S2 - K)): only pairs where that stays below eps are test cases.
-mr5_resolved(T, S1, S2, O) :- once((px_height(T, S1, O, H1), px_height(T, S2, O, H2), obs_slack(T, K0),
-    K is 1 + 2 * K0, H2 > K, param(eps, E), frac_lt(K * (H1 + H2), H2, E * (H2 - K), 1000))).
+mr5_resolved(T, S1, S2, O) :- once((px_height(T, S1, O, H1), px_height(T, S2, O, H2), obj_slack(T, O, _, KT, _, KB),
+    K is 1 + KT + KB, H2 > K, param(eps, E), frac_lt(K * (H1 + H2), H2, E * (H2 - K), 1000))).
 % Both views level: the box's centre row at most mr5_level (a tangent, in thousandths) off the horizon.
 mr5_level(T, S, O) :- once((detection(T, S, O, _, _, _, Y1, _, Y2), camera(T, _, Fy, _, Cy), obs_pitch(T, S, C, Sn),
     V is 2 * Cy - Y1 - Y2 - 1, N is V * C + 2 * Fy * Sn, D is 2 * Fy * C - V * Sn, D > 0, param(mr5_level, L),
