@@ -10,10 +10,10 @@ mr17_reach(_, _, R) :- param(ground_reach_mm, R).
 
 mr17_rows(T, S, O, G, VB1, VB2, VT1, VT2) :- support(T, O, Hs), obs_whole(T, S, O, _, Y1, _, Y2),
     camera_height(T, S, Hc), G is Hc - Hs, G >= 100, once(obs_pitch(T, S, _, _)), camera(T, _, _, _, Cy),
-    obj_slack(T, O, KL, KT, KR, KB), \+ mr17_edge(T, S, O, KL, KT, KR, KB),
+    obj_slack(T, O, _, KT, _, KB), obs_slack(T, K), \+ mr17_edge(T, S, O, K),
     VB1 is Cy - Y2 - 1 - KB, VB2 is Cy - Y2 + KB, VT1 is Cy - Y1 - 1 - KT, VT2 is Cy - Y1 + KT.
-mr17_edge(T, S, O, KL, KT, KR, KB) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), image_size(T, W, H),
-    min(min(X1 - 2 * KL, Y1 - 2 * KT), min(W - 1 - X2 - 2 * KR, H - 1 - Y2 - 2 * KB)) < 2.
+mr17_edge(T, S, O, K) :- detection(T, S, O, _, _, X1, Y1, X2, Y2), image_size(T, W, H),
+    min(min(X1, Y1), min(W - 1 - X2, H - 1 - Y2)) < 2 * K + 2.
 
 mr17_pitch(T, S, C, Sn) :- camera_pitch(T, S, P), trig4(P, C, Sn).
 mr17_near(T, S, O, FL, FH) :- mr17_rows(T, S, O, G, V1, V2, _, _), mr17_pitch(T, S, C, Sn),
