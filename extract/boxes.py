@@ -27,7 +27,7 @@ class Detection:
     box: tuple[int, int, int, int]  # x1, y1, x2, y2 in pixels (inclusive)
 
 
-def iou(a: Sequence[int], b: Sequence[int]) -> float:
+def iou(a: Sequence[float], b: Sequence[float]) -> float:
     ix = min(a[2], b[2]) - max(a[0], b[0]) + 1
     iy = min(a[3], b[3]) - max(a[1], b[1]) + 1
     if ix <= 0 or iy <= 0:

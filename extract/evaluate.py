@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from metalogic.engine.schema import EDGES
 from metalogic.extract.boxes import IOU_MATCH, Detection, iou, match_frame
 from metalogic.extract.trajectory import Box, State
 
@@ -98,9 +99,6 @@ class Score:
             "tracks": self.tracks,
             "classes": classes,
         }
-
-
-EDGES = ("left", "top", "right", "bottom")
 
 
 def quantile(sorted_xs: Sequence[int], q: float) -> int:

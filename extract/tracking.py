@@ -15,7 +15,7 @@ from typing import Any
 
 from metalogic.engine.errors import MetalogicError, did_you_mean
 from metalogic.engine.schema import EDGES
-from metalogic.extract.boxes import Detection, eligible, split_class_switches
+from metalogic.extract.boxes import Detection, eligible, iou, split_class_switches
 from metalogic.extract.rig import class_atom
 from metalogic.extract.trajectory import State, Trajectory
 
@@ -219,25 +219,13 @@ def detected_box(
     detected: Sequence[Sequence[float]], cls: int, conf: float, tracked: Sequence[float]
 ) -> list[float]:
     """The detection a tracked box stands for: of the frame's detections (x1, y1, x2, y2, conf,
-    cls) of the same class, the one with the same confidence (a track takes its detection's score
-    when they are matched), the one overlapping the tracked box most where several share it; the
-    tracked box itself where none does (no tracker in Ultralytics reports an unmatched track)."""
-    same = [d for d in detected if int(d[5]) == cls]
-    exact = [d for d in same if d[4] == conf]
-    pool = exact or same
-    if not pool:
+    cls), the one of the same class and confidence (a track takes its detection's score when they
+    are matched), the one overlapping the tracked box most where several share them; the tracked
+    box itself where none does (no tracker in Ultralytics reports an unmatched track)."""
+    matched = [d for d in detected if int(d[5]) == cls and d[4] == conf]
+    if not matched:
         return list(tracked)
-    best = max(pool, key=lambda d: (d[4] == conf, _overlap(d[:4], tracked)))
-    return list(best[:4])
-
-
-def _overlap(a: Sequence[float], b: Sequence[float]) -> float:
-    ix = min(a[2], b[2]) - max(a[0], b[0])
-    iy = min(a[3], b[3]) - max(a[1], b[1])
-    if ix <= 0 or iy <= 0:
-        return 0.0
-    inter = ix * iy
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
+    return list(max(matched, key=lambda d: iou(d[:4], tracked))[:4])
 
 
 def pixel_box(xyxy: Sequence[float], w: int, h: int) -> tuple[int, int, int, int]:

@@ -50,7 +50,8 @@ mr11_dc(Ag, T, S, O, D) :- place(Ag, T, S, O, _, _, _, _, Dc),
 % placements are stored for every frame a view reads, asked or not, and must not raise an error.)
 mr11_floor(Ag, T, S, O, Dc, F) :- level(Ag, T, S, O, _, _, FL, _, _, _), FL > 0, FL =< 100000,
     once(obs_whole(T, S, O, _, Y1, _, Y2)), camera(T, _, Fy, _, _), obj_slack(T, O, _, KT, _, KB),
-    param(pinhole_slack_permille, P), mr11_size(Ag, T, O, Hc), Hb is Y2 - Y1 + 1 + KT + KB, Hb =\= 0, G is Fy * Hc // Hb, G =< 1000000,
+    param(pinhole_slack_permille, P), mr11_size(Ag, T, O, Hc), Hb is Y2 - Y1 + 1 + KT + KB, Hb =\= 0,
+    G is Fy * Hc // Hb, G =< 1000000,
     F is G * (FL * 1000 // Dc) // (1000 + P).
 mr11_size(Ag, T, O, Hc) :- any_object_query(Q, size, T, _, O), mag_answer(Ag, Q, HS), HS > 0, HS =< 100000, Hc is (HS + 5) // 10.
 
