@@ -145,6 +145,16 @@ mr17_fits(Ag, Q, O, A, B) :- mr17_turn(Ag, Q, R, SA, SB), mr17_axes_row(Q, O, R,
     ( A =< 0 -> true ; A * A // 4 =< Hi ), (B * B + 3) // 4 >= Lo.
 violates(Ag, mr17v(Q), distance_against_ground) :- mr17_steps(Ag, Q, A, B),
     mr17_view(Q, O), \+ mr17_fits(Ag, Q, O, A, B), !.
+% The answers that cannot all be right: the distance alone where a view fits it for no turn and no
+% signs, else the distance and the move_dir answer (see mr17_ground.lp).
+:- multifile conflict/4.
+:- dynamic conflict/4.
+conflict(Ag, mr17v(Q), alone, Q) :- violated(Ag, mr17v(Q)), mr17_alone(Ag, Q).
+conflict(Ag, mr17v(Q), turn, X) :- violated(Ag, mr17v(Q)), \+ mr17_alone(Ag, Q),
+    ml_case_id(mr17v(Q), I), case_read_i(I, X), answer(Ag, X, _).
+mr17_alone(Ag, Q) :- mr17_steps(Ag, Q, A, B), mr17_view(Q, O), \+ mr17_free_fits(Q, O, A, B), !.
+mr17_free_fits(Q, O, A, B) :- mr17_axes_row(Q, O, _, GX, SX, GF, SF, DZ),
+    (B * B + 3) // 4 >= GX * GX + GF * GF + DZ * DZ, ( A =< 0 -> true ; A * A // 4 =< SX * SX + SF * SF + DZ * DZ ), !.
 
 % Move directions (SC1-a; see mr17_ground.lp): each view's signed parts across and ahead (cm) for
 % each turn, widened for the heading, mr17_sd_row(Q, O, R, XL, XH, FL, FH); the part up is the
