@@ -204,6 +204,8 @@ class Rows:
     blame_rate: dict[tuple[str, str], int] = field(
         default_factory=dict
     )  # (agent, sc) -> wrong share, permille
+    # (agent, sc) -> the wrong answers blame leaves unnamed, in thousandths of an answer (residual.lp)
+    residual: dict[tuple[str, str], int] = field(default_factory=dict)
     blamed: dict[tuple[str, str], str] = field(default_factory=dict)  # (agent, query) -> certain | possible
     blamed_by: dict[tuple[str, str], list[str]] = field(default_factory=dict)  # (agent, query) -> cases
 
@@ -225,6 +227,7 @@ class Rows:
             violation_counts={k: v for k, v in self.violation_counts.items() if k in keep},
             blame={k: v for k, v in self.blame.items() if k[0] in keep},
             blame_rate={k: v for k, v in self.blame_rate.items() if k[0] in keep},
+            residual={k: v for k, v in self.residual.items() if k[0] in keep},
             blamed={k: v for k, v in self.blamed.items() if k[0] in keep},
             blamed_by={k: v for k, v in self.blamed_by.items() if k[0] in keep},
         )
@@ -280,6 +283,7 @@ def parse_output(out: EngineOutput, consume: bool = False) -> Rows:
     rows.explain = _explanations(take_lines("explain"), lab, one, release=True)
     rows.blame = {(lab(ag), sc): (int(n), int(c), int(p)) for ag, sc, n, c, p in take("blame_count", 5)}
     rows.blame_rate = {(lab(ag), sc): int(p) for ag, sc, p in take("blame_rate", 3)}
+    rows.residual = {(lab(ag), sc): int(r) for ag, sc, r in take("blame_residual", 3)}
     rows.blamed = {(lab(ag), q): kind for ag, q, kind in take("blamed", 3)}
     by: dict[tuple[str, str], set[str]] = {}
     for ag, case, _, q in take("conflict_set", 4):

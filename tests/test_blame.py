@@ -13,7 +13,15 @@ from pathlib import Path
 import pytest
 
 from helpers import EXAMPLES, run_cli
-from metalogic.engine.check.blame import PARAMS, answer_groups, diagnose, run_blame
+from metalogic.engine.check.blame import (
+    PARAMS,
+    _Data,
+    _held_row,
+    answer_groups,
+    diagnose,
+    residual,
+    run_blame,
+)
 from metalogic.engine.check.run import run_check
 from metalogic.engine.check.tables import blame_score, scores_frame
 from metalogic.engine.rules.loader import load_ruleset
@@ -27,6 +35,15 @@ def test_the_neglog_table_is_minus_ln_in_hundredths_of_a_nat() -> None:
     assert [int(p) for p, _ in rows] == list(range(1, 1000))
     for p, value in rows:
         assert int(value) == round(100 * math.log(1000 / int(p))), p
+
+
+def test_the_logistic_table_is_the_share_wrong_at_each_log_odds() -> None:
+    rows = re.findall(r"^logistic\((-?\d+),(\d+)\)\.$", (BLAME_DIR / "logistic.facts").read_text(), re.M)
+    assert [int(w) for w, _ in rows] == list(range(-760, 761))
+    for w, value in rows:
+        assert abs(int(value) - 1000 / (1 + math.exp(int(w) / 100))) <= 0.5, w
+    # beyond the table the share rounds to 0 and 1000 (residual.lp's two ends)
+    assert round(1000 / (1 + math.exp(7.61))) == 0 and round(1000 / (1 + math.exp(-7.61))) == 1000
 
 
 def _weight(held: int, rate: int) -> int:
@@ -133,6 +150,50 @@ def test_a_group_too_large_to_optimise_blames_possibly_and_alone_breakers_for_ce
     assert results["clingo"] == results["prolog"]
 
 
+def test_the_answers_blame_leaves_unnamed_count_at_their_odds() -> None:
+    """A pair broke and blame named x (its share of wrong answers is 40%); y, kept, is still wrong
+    with odds e^-W: W = ln(600 / 400) + one kept case's evidence 69 = 41 + 69 = 110 hundredths of a
+    nat, 1000 / (1 + e^1.1) = 250 thousandths. z broke a case alone and is blamed; w sits only in a
+    set that z meets, so no case tells anything of it (untested) and it is not counted; v keeps
+    three cases: W = 41 + 207 = 248, 77 thousandths. 250 + 77 rounds to no whole answer; with four
+    more pairs like x-y (5 x 250 + 77 = 1327) it rounds to one."""
+
+    def lines(pairs: int) -> list[str]:
+        out = ["conflict_set(a,c0,all,z)", "conflict_set(a,c1,all,z)", "conflict_set(a,c1,all,w)"]
+        out += ["conflict_set(a,c2,all,v)", "conflict_set(a,c2,all,z)"]
+        out += ["answer_held(a,z,sc2a,0)", "answer_held(a,w,sc2a,0)", "answer_held(a,v,sc2a,3)"]
+        out += ["evidence(a,z,sc2a,0)", "evidence(a,w,sc2a,0)", "evidence(a,v,sc2a,207)"]
+        out += ["rate(a,sc2a,400)", "blamed(a,z,certain)"]
+        for i in range(pairs):
+            out += [
+                f"conflict_set(a,p{i},all,x{i})",
+                f"conflict_set(a,p{i},all,y{i})",
+                f"blamed(a,x{i},certain)",
+            ]
+            out += [f"answer_held(a,x{i},sc2a,0)", f"answer_held(a,y{i},sc2a,1)"]
+            out += [f"evidence(a,x{i},sc2a,0)", f"evidence(a,y{i},sc2a,69)"]
+        return out
+
+    for pairs, want in ((1, 0), (5, 1)):
+        given = lines(pairs)
+        found = {}
+        for engine in ("clingo", "prolog"):
+            data = _residual_data(engine, given)
+            found[engine] = residual(data, [g for g in given if g.startswith(("rate(", "blamed("))])
+        assert found["clingo"] == found["prolog"] == {f"blame_residual(a,sc2a,{want})"}, pairs
+
+
+def _residual_data(engine: str, given: list[str]) -> _Data:
+    """blame.py's input data for residual(): the check's lines, with the evidence rows given."""
+    lines = {k: {g for g in given if g.startswith(k + "(")} for k in ("conflict_set", "answer_held")}
+    data = _Data(engine, {**lines, "answer_mr": set(), "tested_answers": set()}, {})
+    for g in given:
+        if g.startswith("evidence("):
+            row = _held_row(g, 4, data._symbol("evidence", g))
+            data.evidence.setdefault(row.agent, []).append(row)
+    return data
+
+
 def test_the_engines_agree_on_blame_in_a_check_of_the_examples() -> None:
     res = run_check(str(EXAMPLES), engine="both")  # a disagreement would be an error
     assert res.rows.blamed, "the examples' shaky agent has blamed answers"
@@ -145,9 +206,11 @@ def test_the_headline_is_the_share_of_tested_answers_not_blamed() -> None:
     res = run_check(str(EXAMPLES))
     for row in scores_frame(res).iter_rows(named=True):
         tested, certain, possible = res.rows.blame[(row["agent"], row["sc"])]
+        unnamed = res.rows.residual.get((row["agent"], row["sc"]), 0)
         assert row["headline"] == "blame"
         assert (row["answers"], row["blamed_certain"], row["blamed_possible"]) == (tested, certain, possible)
-        assert row["score"] == pytest.approx(1 - (certain + possible / 2) / tested)
+        assert row["unnamed"] == unnamed
+        assert row["score"] == pytest.approx(1 - (certain + possible / 2 + unnamed) / tested)
         assert row["ci_low"] <= row["score"] <= row["ci_high"]
         assert row["consistency"] == pytest.approx(1 - row["violations"] / row["cases"])
 

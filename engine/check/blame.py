@@ -97,6 +97,8 @@ def run_blame(
     lines["blamed"] = set(blamed.values())
     lines["blame_count"] = set().union(*counts.values())
     lines["blame_rate"] = {f"blame_rate({ag},{sc},{p})" for (ag, sc), p in rates.items()}
+    final_rates = [f"rate({ag},{sc},{p})" for (ag, sc), p in sorted(rates.items())]
+    lines["blame_residual"] = residual(data, [*final_rates, *blamed.values()])
 
 
 class _Data:
@@ -366,6 +368,28 @@ def estimate(data: _Data, agents: list[str], given: list[str]) -> tuple[set[str]
         ag, sc, p = _fields(line, 3)
         rates[(ag, sc)] = int(p)
     return counts, rates
+
+
+def residual(data: _Data, given: list[str]) -> set[str]:
+    """blame_residual/3 lines: per agent and capability, the wrong answers blame leaves unnamed
+    (residual.lp), from the last round's rate/3 lines and the blamed/3 lines in `given`."""
+    conflicts = [r for rows in data.conflicts.values() for r in rows]
+    held = [r for rows in data.held.values() for r in rows]
+    evidence = [
+        r for rows in data.evidence.values() for r in rows if r.sym is None or r.sym.name == "evidence"
+    ]
+    if data.engine == "clingo":
+        session = Session("clingo", tables=False).load(BLAME_DIR / "residual.lp")
+        _add_rows(session, data, conflicts, "answer_held", held)
+        session.add_rows("evidence", 4, [r.sym for r in evidence if r.sym is not None])
+        session.add_rows(
+            "blamed", 3, [clingo.parse_term(line) for line in given if line.startswith("blamed(")]
+        )
+        return {
+            str(s) for s in session.add_lines([line for line in given if line.startswith("rate(")]).symbols()
+        }
+    lines = [*(r.line for r in conflicts), *(r.line for r in held), *(r.line for r in evidence), *given]
+    return _prolog("ml_blame:ml_blame_residual", lines)
 
 
 def _by_agent(agents: list[str], lines: set[str], arity: int) -> dict[str, set[str]]:

@@ -38,6 +38,9 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "blamed": pl.Int64,
         "blamed_certain": pl.Int64,
         "blamed_possible": pl.Int64,
+        # the wrong answers blame leaves unnamed: the sum of each kept suspect answer's odds of being
+        # wrong, rounded (logic/blame/residual.lp), taken off the score beside the blamed answers
+        "unnamed": pl.Int64,
         "cases": pl.Int64,
         "violations": pl.Int64,
         "invalid": pl.Int64,
@@ -117,6 +120,7 @@ VALUES: dict[str, dict[str, Values]] = {
         "blamed": COUNT,
         "blamed_certain": COUNT,
         "blamed_possible": COUNT,
+        "unnamed": COUNT,
         "cases": COUNT,
         "violations": COUNT,
         "invalid": COUNT,
@@ -159,6 +163,7 @@ ORDERED: dict[str, list[tuple[str, str]]] = {
         ("blamed", "answers"),
         ("blamed_certain", "blamed"),
         ("blamed_possible", "blamed"),
+        ("unnamed", "answers"),
     ],
     "scores_by_set": [("violations", "cases")],
     "scores_by_mr": [("violations", "cases")],
@@ -174,15 +179,20 @@ def headline_kind(res: CheckResult) -> str:
     return "paper" if res.rules.mrs and all(m.sets == ("paper",) for m in res.rules.mrs) else "blame"
 
 
-def blame_score(tested: int, certain: int, possible: int) -> tuple[float, float, float] | None:
+def blame_score(
+    tested: int, certain: int, possible: int, unnamed: int = 0
+) -> tuple[float, float, float] | None:
     """(score, low, high) of a capability from blame: the share of tested answers not blamed, a
-    possible blame counting half; the interval's ends are the 95% Wilson bounds with every possible
-    blame taken as wrong (low) and as right (high). None without tested answers."""
+    possible blame counting half, less the wrong answers blame leaves unnamed (`unnamed`, an
+    expected count: logic/blame/residual.lp); the interval's ends are the 95% Wilson bounds with
+    every possible blame and the unnamed ones taken as wrong (low) and with only the certain blame
+    taken as wrong (high). None without tested answers."""
     if tested == 0:
         return None
-    low = wilson(tested - certain - possible, tested)[0]
+    unnamed = min(unnamed, tested - certain - possible)
+    low = wilson(tested - certain - possible - unnamed, tested)[0]
     high = wilson(tested - certain, tested)[1]
-    return (1 - (certain + possible / 2) / tested, low, high)
+    return (1 - (certain + possible / 2 + unnamed) / tested, low, high)
 
 
 def scores_frame(res: CheckResult) -> pl.DataFrame:
@@ -192,7 +202,8 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
         lo, hi = wilson(n - v, n)
         pn, pv = res.rows.pooled.get((agent, sc), (n, v))
         tested, certain, possible = res.rows.blame.get((agent, sc), (0, 0, 0))
-        blamed = blame_score(tested, certain, possible)
+        unnamed = res.rows.residual.get((agent, sc), 0)
+        blamed = blame_score(tested, certain, possible, unnamed)
         # Without test cases there is no score; with cases but no tested answer of the capability
         # itself (its cases read only other capabilities' answers) the share of cases kept stands in.
         row_kind = kind if kind == "paper" or blamed is not None else "consistency"
@@ -215,6 +226,7 @@ def scores_frame(res: CheckResult) -> pl.DataFrame:
                 "blamed": certain + possible,
                 "blamed_certain": certain,
                 "blamed_possible": possible,
+                "unnamed": unnamed,
                 "cases": n,
                 "violations": v,
                 "invalid": res.rows.invalid.get((agent, sc), 0),
@@ -447,7 +459,7 @@ def render_scores(df: pl.DataFrame) -> str:
                 r["sc"],
                 r["capability"],
                 str(r["answers"]),
-                _blamed_cell(r["blamed_certain"], r["blamed_possible"]),
+                _blamed_cell(r["blamed_certain"], r["blamed_possible"], r["unnamed"]),
                 str(r["cases"]),
                 str(r["violations"]),
                 str(r["invalid"]),
@@ -472,6 +484,8 @@ def render_scores(df: pl.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def _blamed_cell(certain: int, possible: int) -> str:
-    """Blamed answers as `certain+possible` (`0` when none, `3` when all are certain)."""
-    return f"{certain}+{possible}" if possible else str(certain)
+def _blamed_cell(certain: int, possible: int, unnamed: int = 0) -> str:
+    """Blamed answers as `certain+possible` (`0` when none, `3` when all are certain), and the
+    wrong answers blame leaves unnamed as `~N` where there are any."""
+    cell = f"{certain}+{possible}" if possible else str(certain)
+    return f"{cell} ~{unnamed}" if unnamed else cell

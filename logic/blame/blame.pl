@@ -1,5 +1,5 @@
 % Blame on SWI-Prolog: the twin of diagnose.lp (with big.lp), weights.lp (with rate_cost.lp),
-% power.lp with evidence.lp, reduce.lp and rates.lp. engine/check/blame.py hands both engines the same input lines; here they
+% power.lp with evidence.lp, reduce.lp, rates.lp and residual.lp. engine/check/blame.py hands both engines the same input lines; here they
 % are read as data (read_term, never called) and the result lines are printed as clingo prints them
 % (the driver's ml_emit/2).
 %
@@ -7,7 +7,8 @@
 % engine/check/blame.py finds) is searched on its own by branch and bound, which gives the same optimum
 % because groups share no conflict set. Certain: no diagnosis without the answer is as cheap as the
 % optimum; possible: some diagnosis with it is.
-:- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2, ml_blame_reduce/2, ml_blame_evidence/2]).
+:- module(ml_blame, [ml_blame_diagnose/2, ml_blame_estimate/2, ml_blame_reduce/2, ml_blame_evidence/2,
+                     ml_blame_residual/2]).
 :- use_module(library(lists)).
 :- use_module(library(apply)).
 :- use_module(library(assoc)).
@@ -18,11 +19,14 @@
 
 :- discontiguous diagnose_line/1.
 :- dynamic conflict_set/4, answer_held/4, answer_mr/5, evidence/4, rate/3, power/4, pooled_power/3, param/2,
-    big/2, part/3, tested_answers/3, blamed/3, neglog/2.
+    big/2, part/3, tested_answers/3, blamed/3, neglog/2, logistic/2.
 
 load_neglog :- neglog(1, _), !.
-load_neglog :-
-    module_property(ml_blame, file(F)), file_directory_name(F, D), atom_concat(D, '/neglog.facts', T),
+load_neglog :- load_table('/neglog.facts').
+load_logistic :- logistic(0, _), !.
+load_logistic :- load_table('/logistic.facts').
+load_table(Name) :-
+    module_property(ml_blame, file(F)), file_directory_name(F, D), atom_concat(D, Name, T),
     setup_call_cleanup(open(T, read, S), read_facts(S), close(S)).
 
 %% ml_blame_diagnose(+In, +Out): blame/2 (certain and possible, as blame_line/3 rows) and
@@ -51,6 +55,12 @@ ml_blame_reduce(In, Out) :-
 ml_blame_estimate(In, Out) :-
     reset, load_input(In),
     findall(L, estimate_line(L), Ls0), sort(Ls0, Ls),
+    write_lines(Out, Ls).
+
+%% ml_blame_residual(+In, +Out): blame_residual/3 lines (residual.lp).
+ml_blame_residual(In, Out) :-
+    reset, load_input(In), load_logistic,
+    findall(L, residual_line(L), Ls0), sort(Ls0, Ls),
     write_lines(Out, Ls).
 
 reset :- forall(member(N/A, [conflict_set/4, answer_held/4, answer_mr/5, evidence/4, rate/3, power/4, pooled_power/3,
@@ -213,3 +223,19 @@ power_line(pooled_power(Ag, MR, R)) :-
 alone(Ag, Q) :-
     findall(Ag0-Q0, conflict_set(Ag0, _, _, Q0), Ps0), sort(Ps0, Ps), member(Ag-Q, Ps),
     once(( conflict_set(Ag, C, K, Q), \+ ( conflict_set(Ag, C, K, Q2), Q2 \== Q ) )).
+
+% ---- the wrong answers blame leaves unnamed (residual.lp)
+residual_line(blame_residual(Ag, SC, R)) :-
+    findall(Ag0-SC0, counted(Ag0, _, SC0), Ks0), sort(Ks0, Ks), member(Ag-SC, Ks),
+    aggregate_all(sum(P), ( counted(Ag, Q, SC), wrong_share(Ag, Q, SC, P) ), S), R is (S + 500) // 1000.
+counted(Ag, Q, SC) :- answer_held(Ag, Q, SC, H), \+ blamed(Ag, Q, _), ( H > 0 -> true ; told(Ag, Q) ).
+wrong_share(Ag, Q, SC, P) :-
+    evidence(Ag, Q, SC, E), rate(Ag, SC, Pr), neglog(Pr, A), Pr1 is 1000 - Pr, neglog(Pr1, B), W is A - B + E,
+    (   W < -760 -> P = 1000
+    ;   logistic(W, P0) -> P = P0
+    ;   P = 0
+    ).
+% told.lp: a set that holds the answer and is not met by another answer that is a set alone.
+told(Ag, Q) :- conflict_set(Ag, C, K, Q), \+ set_met(Ag, C, K), !.
+set_met(Ag, C, K) :- conflict_set(Ag, C, K, Q), conflict_set(Ag, C, K, Q2), Q2 \== Q, sure_wrong(Ag, Q), !.
+sure_wrong(Ag, Q) :- conflict_set(Ag, C, K, Q), \+ ( conflict_set(Ag, C, K, Q2), Q2 \== Q ), !.
