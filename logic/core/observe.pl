@@ -27,6 +27,7 @@ ml_store_observations :-
 ml_forget_observations :- ml_clear([ml_obj_slack/6, ml_obs_span/7, ml_place/9, ml_level/10]).
 
 agent_camera(T) :- trajectory(T, Sc), scenario_camera(Sc, agent).
+exact_turns(T) :- trajectory(T, Sc), scenario_turns(Sc, exact).
 
 obs_whole(T, S, O, X1, Y1, X2, Y2) :- detection(T, S, O, _, _, X1, Y1, X2, Y2),
     \+ truncated(T, S, O), \+ occluded(T, S, O).

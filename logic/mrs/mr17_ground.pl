@@ -113,11 +113,12 @@ mr17_quarter(1, 0, 1).
 mr17_quarter(2, -1, 0).
 mr17_quarter(3, 0, -1).
 mr17_axes_of(Q, O, 0, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, _, _, _, _),
-    mr17_pos_row(T, S2, O, X2L, X2H, _, _, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
+    mr17_pos_row(T, S2, O, X2L, X2H, _, F2H, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
     DZ is abs(H2 - H1) // 10, once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)),
     mr17_reach(T, O, Rc), E is Rc * 70 // 1000 + 1, TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
-    GX is max(0, max(X1L - X2H, X2L - X1H)), SX is max(X1H - X2L, X2H - X1L),
-    GF is max(0, max(TL, -TH)), SF is max(TH, -TL).
+    mr17_drift(0, T, X2L, X2H, F2H, PX, PF),
+    GX is max(0, max(X1L - X2H, X2L - X1H) - PX), SX is max(X1H - X2L, X2H - X1L) + PX,
+    GF is max(0, max(TL, -TH) - PF), SF is max(TH, -TL) + PF.
 mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, F1L, F1H, _, _),
     mr17_pos_row(T, S2, O, X2L, X2H, F2L, F2H, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
     DZ is abs(H2 - H1) // 10, mr17_quarter(R, Cr, Sr), R =\= 0,
@@ -125,8 +126,15 @@ mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row
     FS = [Sr * X2L + Cr * F2L, Sr * X2L + Cr * F2H, Sr * X2H + Cr * F2L, Sr * X2H + Cr * F2H],
     min_list(XS, RXL0), max_list(XS, RXH0), min_list(FS, RFL0), max_list(FS, RFH0),
     RXL is RXL0, RXH is RXH0, RFL is RFL0, RFH is RFH0,
-    GX is max(0, max(X1L - RXH, RXL - X1H)), SX is max(X1H - RXL, RXH - X1L),
-    GF is max(0, max(F1L - RFH, RFL - F1H)), SF is max(F1H - RFL, RFH - F1L).
+    mr17_drift(R, T, X2L, X2H, F2H, PX, PF),
+    GX is max(0, max(X1L - RXH, RXL - X1H) - PX), SX is max(X1H - RXL, RXH - X1L) + PX,
+    GF is max(0, max(F1L - RFH, RFL - F1H) - PF), SF is max(F1H - RFL, RFH - F1L) + PF.
+% The drift of the heading (see mr17_ground.lp): up to 4 degrees between the two frames' headings,
+% none where the scenario turns by exact quarter turns.
+mr17_drift(_, T, _, _, _, 0, 0) :- exact_turns(T), !.
+mr17_drift(0, _, X2L, X2H, F2H, PX, PF) :- !, AX is max(abs(X2L), abs(X2H)),
+    PX is (70 * F2H + 3 * AX + 999) // 1000, PF is (70 * AX + 3 * F2H + 999) // 1000.
+mr17_drift(_, _, X2L, X2H, F2H, P, P) :- AX is max(abs(X2L), abs(X2H)), P is (70 * (AX + F2H) + 999) // 1000.
 testcase(mr17v(Q), mr17, sc1b) :- distinct(Q, mr17_axes_row(Q, _, 0, _, _, _, _, _)).
 case_query(mr17v(Q), Q) :- once(mr17_axes_row(Q, _, 0, _, _, _, _, _)).
 mr17_moveq(Q, Qm) :- mr17_mq(Q, T, S1, S2), move_query(Qm, move_dir, T, S1, S2).
