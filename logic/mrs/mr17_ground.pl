@@ -172,9 +172,11 @@ mr17_wq(Q, T, S1, S2, D) :- move_query(Q, move_dir, T, S1, S2), agent_camera(T),
 mr17_sd_of(Q, O, R, XL, XH, FL, FH) :- mr17_wq(Q, T, S1, S2, _), mr17_pos_row(T, S1, O, X1L, X1H, F1L, F1H, _, _),
     mr17_pos_row(T, S2, O, X2L, X2H, F2L, F2H, _, _), AX is max(abs(X2L), abs(X2H)),
     mr17_sd_turn(T, S1, S2, O, R, X1L - X1H - F1L - F1H, X2L - X2H - F2L - F2H, XL0, XH0, FL0, FH0),
-    ( R =:= 0 -> PX is (70 * F2H + 3 * AX + 999) // 1000, PF is (70 * AX + 3 * F2H + 999) // 1000
-    ; PX is (70 * (AX + F2H) + 999) // 1000, PF = PX ),
-    E is (35 * (max(abs(XL0), abs(XH0)) + max(abs(FL0), abs(FH0))) + 999) // 1000 + 1,
+    (   exact_turns(T) -> PX = 0, PF = 0, E = 1
+    ;   ( R =:= 0 -> PX is (70 * F2H + 3 * AX + 999) // 1000, PF is (70 * AX + 3 * F2H + 999) // 1000
+        ; PX is (70 * (AX + F2H) + 999) // 1000, PF = PX ),
+        E is (35 * (max(abs(XL0), abs(XH0)) + max(abs(FL0), abs(FH0))) + 999) // 1000 + 1
+    ),
     XL is XL0 - E - PX, XH is XH0 + E + PX, FL is FL0 - E - PF, FH is FH0 + E + PF.
 mr17_sd_turn(T, S1, S2, O, 0, X1L - X1H - _ - _, X2L - X2H - _ - _, XL, XH, TL, TH) :-
     once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)), mr17_reach(T, O, Rc),
