@@ -115,7 +115,7 @@ mr17_quarter(3, 0, -1).
 mr17_axes_of(Q, O, 0, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, _, _, _, _),
     mr17_pos_row(T, S2, O, X2L, X2H, _, F2H, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
     DZ is abs(H2 - H1) // 10, once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)),
-    mr17_reach(T, O, Rc), E is Rc * 70 // 1000 + 1, TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
+    mr17_heading_mm(T, O, E), TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
     mr17_drift(0, T, X2L, X2H, F2H, PX, PF),
     GX is max(0, max(X1L - X2H, X2L - X1H) - PX), SX is max(X1H - X2L, X2H - X1L) + PX,
     GF is max(0, max(TL, -TH) - PF), SF is max(TH, -TL) + PF.
@@ -129,6 +129,8 @@ mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row
     mr17_drift(R, T, X2L, X2H, F2H, PX, PF),
     GX is max(0, max(X1L - RXH, RXL - X1H) - PX), SX is max(X1H - RXL, RXH - X1L) + PX,
     GF is max(0, max(F1L - RFH, RFL - F1H) - PF), SF is max(F1H - RFL, RFH - F1L) + PF.
+% How far the nearest point along the heading may move for a heading that drifts (mm; see the .lp).
+mr17_heading_mm(T, O, E) :- mr17_reach(T, O, Rc), ( exact_turns(T) -> E = 1 ; E is Rc * 70 // 1000 + 1 ).
 % The drift of the heading (see mr17_ground.lp): up to 4 degrees between the two frames' headings,
 % none where the scenario turns by exact quarter turns.
 mr17_drift(_, T, _, _, _, 0, 0) :- exact_turns(T), !.
@@ -179,8 +181,8 @@ mr17_sd_of(Q, O, R, XL, XH, FL, FH) :- mr17_wq(Q, T, S1, S2, _), mr17_pos_row(T,
     ),
     XL is XL0 - E - PX, XH is XH0 + E + PX, FL is FL0 - E - PF, FH is FH0 + E + PF.
 mr17_sd_turn(T, S1, S2, O, 0, X1L - X1H - _ - _, X2L - X2H - _ - _, XL, XH, TL, TH) :-
-    once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)), mr17_reach(T, O, Rc),
-    E is Rc * 70 // 1000 + 1, TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
+    once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)), mr17_heading_mm(T, O, E),
+    TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
     XL is X1L - X2H, XH is X1H - X2L.
 mr17_sd_turn(_, _, _, _, R, X1L - X1H - F1L - F1H, X2L - X2H - F2L - F2H, XL, XH, FL, FH) :-
     mr17_quarter(R, Cr, Sr), R =\= 0,
