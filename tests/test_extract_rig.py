@@ -72,8 +72,12 @@ def test_imported_frames_with_their_rig_give_the_simulators_ground_facts(tmp_pat
     without = cases_by_sc(tmp_path / "facts_without", tmp_path / "run_without")
     assert not any("mr17" in mrs for mrs in without.values())
     assert sum(mrs.get("mr17", 0) for mrs in with_rig.values()) > 10
-    # the pitch also opens the capabilities that need a level map: moves and the allocentric ones
-    assert {"sc1a", "sc1b", "sc4a", "sc4b"} <= set(with_rig) - set(without)
+    # the pitch also opens the capabilities that need a level map (the allocentric ones) and the
+    # moves read off the view; without it, moves get only the MRs that compare move answers
+    assert {"sc4a", "sc4b"} <= set(with_rig) - set(without)
+    for sc in ("sc1a", "sc1b"):
+        assert {"mr11", "mr17"} & set(with_rig[sc]), with_rig[sc]
+        assert set(without[sc]) <= {"mr1", "mr2", "mr3", "mr4", "mr14"}, without[sc]
 
 
 def test_the_pitch_follows_the_tilts_of_a_known_size() -> None:

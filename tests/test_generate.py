@@ -338,8 +338,15 @@ def test_error_no_persistent_objects(tmp_path: Path, monkeypatch: pytest.MonkeyP
         "  fix: write the scene facts with metalogic extract (it marks persistent tracks), "
         "or choose movement only: --sc sc1a,sc1b\n"
     )
-    # A move is asked only where an object seen in both frames shows it: none here.
-    assert error_of(tmp_path, "moves", "--out", "out", "--sc", "sc1a") == (
+    # The MRs that compare move answers with each other need no view: a trajectory whose frames
+    # share no object at all still gets its relational frames' moves (and no MR11 case).
+    code, _, err = run_cli("generate", "moves", "--out", "out", "--sc", "sc1a")
+    assert code == 0, err
+    by_mr = json.loads(Path("out/run.json").read_text())["testcases_by_sc_mr"]["sc1a"]
+    assert set(by_mr) == {"mr1", "mr2", "mr3"}, by_mr
+    shutil.rmtree("out")
+    # Without relational frames a move is asked only where an object seen in both frames shows it.
+    assert error_of(tmp_path, "moves", "--out", "out", "--sc", "sc1a", "-c", "relational_every=0") == (
         "error: no test case can be built from 'moves' for sc1a\n"
         f"  expected: sc1a: {NEEDS['sc1a']}\n"
         "  fix: check the scene facts (metalogic schema lists them), or lower -c min_conf / -c min_obj_px\n"
