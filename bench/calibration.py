@@ -9,7 +9,8 @@ shipped detector):
 - the run's own agents (oracle, noisy:P, random, biased:KIND, ...);
 - noise on one kind only: the answers of the run's noisiest `noisy:P` agent on one query kind, the
   oracle's on every other (`one_KIND`);
-- one consistent distortion of one kind (bench/distortions.py's DISTORTIONS).
+- one consistent distortion of one kind (bench/distortions.py's DISTORTIONS);
+- `lagged`: every answer the truth one state earlier (the oracle asked the shifted questions).
 The real `metalogic check --out` (clingo) scores the whole panel in one run per folder.
 
     .venv/bin/metalogic run examples/runs/reference_agents.toml
@@ -97,12 +98,40 @@ def panel_folder(run: Path, folder: Path) -> list[str]:
             made[f"one_{k}"] = {q: (noisy.get(q, v) if kind.get(q) == k else v) for q, v in oracle.items()}
     for name, changes in DISTORTIONS.items():
         made[name] = {q: (changes[kind[q]](v) if kind.get(q) in changes else v) for q, v in oracle.items()}
+    made["lagged"] = {**oracle, **lagged_answers(questions, folder.parent / "lagged")}
     for name, answers in made.items():
         (folder / f"made_{name}.lp").write_text(
             "".join(f"answer({name}, {q}, {v}).\n" for q, v in answers.items())
         )
         names.append(name)
     return names
+
+
+# query(Id, Kind(T, S, Rest...)) or query(Id, move_KIND(T, S1, S2)): the states to shift.
+STATES = re.compile(r"query\((\w+), (\w+)\((\w+),(\d+),(\w+)(.*)\)\)\.$")
+
+
+def lagged_answers(questions: Path, folder: Path) -> dict[str, str]:
+    """An agent one state behind: each question answered truthfully as if asked one state earlier
+    (a move S1 -> S2 as S1 - 1 -> S2 - 1; state 0 as itself), by the real oracle on the shifted
+    questions under the same ids."""
+    folder.mkdir()
+    (folder / "scene.lp").write_text((questions / "scene.lp").read_text())
+    lines = []
+    for line in (questions / "queries.lp").read_text().splitlines():
+        m = STATES.match(line)
+        if not m:
+            lines.append(line)
+            continue
+        q, kind, t, a, b, rest = m.groups()
+        if kind.startswith("move_") and int(a) > 0 and int(b) > 0:
+            a, b = str(int(a) - 1), str(int(b) - 1)
+        elif not kind.startswith("move_"):
+            a = str(max(0, int(a) - 1))
+        lines.append(f"query({q}, {kind}({t},{a},{b}{rest})).")
+    (folder / "queries.lp").write_text("\n".join(lines) + "\n")
+    subprocess.run([str(METALOGIC), "ask", str(folder), "--agent", "oracle"], check=True, capture_output=True)
+    return read_answers(folder / "answers" / "oracle.lp")
 
 
 # The headline as it is (blame) and as it was before blame (the share of test cases kept).
