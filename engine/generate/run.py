@@ -51,13 +51,14 @@ from metalogic.engine.vocab import vocabulary
 TALLY = GEN_DIR / "tally.lp"
 SCENE_GROUPS = ("scene", "truth")
 # What a capability needs from the scene before it gets any combination (for the notes).
+MOVES_NEED = (
+    "two states whose frames show one persistent object whole, seen by a camera that moves with the agent "
+    "and whose pitch is known; where no two frames share one, two states in a relational frame "
+    "(relational_every above 0)"
+)
 NEEDS = {
-    "sc1a": "two states whose frames show one persistent object whole, seen by a camera that moves with "
-    "the agent and whose pitch is known; where no two frames share one, two states in a relational frame "
-    "(relational_every above 0)",
-    "sc1b": "two states whose frames show one persistent object whole, seen by a camera that moves with "
-    "the agent and whose pitch is known; where no two frames share one, two states in a relational frame "
-    "(relational_every above 0)",
+    "sc1a": MOVES_NEED,
+    "sc1b": MOVES_NEED,
     "sc2a": "two persistent objects clearly apart left/right in one frame",
     "sc2b": "two persistent objects clearly apart left/right in one frame",
     "sc3a": "a persistent object seen whole in a frame whose camera pitch is known",
