@@ -30,6 +30,7 @@ from metalogic.app.options import (
     const_option,
     rules_option,
 )
+from metalogic.app.placement import placement_views
 from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
 from metalogic.engine.check.reader import CheckOutput, corrupt, table_file
 from metalogic.engine.check.reuse import open_check
@@ -174,6 +175,7 @@ def violation_entries(
             )
         frames = _frames_of(views) if shown[agent] < max_frames else []
         wanted.update((t, s) for t, s, _ in frames)
+        placement = placement_views(facts, idx.queries, truth, lambda q, a=agent: idx.answers.get((a, q), ""))
         rule = mrs.get(mr)
         entries.append(
             {
@@ -187,6 +189,7 @@ def violation_entries(
                 "questions": questions,
                 "facts": facts,
                 "frames": _frame_refs(frames),
+                "placement": placement,
                 "thumbs_capped": shown[agent] >= max_frames,
             }
         )

@@ -119,6 +119,13 @@ def test_mr18_names_the_relations_of_the_cycle_not_the_whole_frame(engine: str, 
     assert {c for c in out.lines["conflict_set"] if "mr18" in c} == {
         f"conflict_set(loop,mr18(den,0),side,{q})" for q in ("q801", "q802", "q803")
     }
+    # The explanation states each relation of the cycle on its axis, for the report's picture:
+    # "a left of b" puts b beyond a on the side axis (right is the positive side).
+    assert {e for e in out.lines["explain"] if "axis_relation" in e} == {
+        "explain(loop,mr18(den,0),axis_relation(side,q801,b,a,beyond))",
+        "explain(loop,mr18(den,0),axis_relation(side,q802,c,b,beyond))",
+        "explain(loop,mr18(den,0),axis_relation(side,q803,a,c,beyond))",
+    }
 
 
 # MR17's move directions (examples/facts/mr17_ground.lp's lift): the camera rose 1000 mm, so a move

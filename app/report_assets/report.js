@@ -175,6 +175,50 @@ function frameFigure(f) {
   return h("figure", {}, svg, h("figcaption", {text: `${f.traj}, state ${f.state}` + (img.note ? ` \u2013 ${img.note}` : "")}));
 }
 
+// A joint-realisability violation (MR18), one figure per axis that no placement fits: the objects
+// where the truthful answers put them (in the order named, where the truth is missing), twice: on
+// the upper line with the truthful relations, on the lower with the agent's. Each arc joins the two
+// objects of a relation, with a dot on the one said to lie beyond (right of, farther, above); level
+// is dashed, without a dot; an agent's arc the truth contradicts is red.
+function placementFigure(p) {
+  const xs = p.objects.map(o => o.x), lo = Math.min(...xs), span = Math.max(1, Math.max(...xs) - lo);
+  const W = 420, pad = 40, top = 74, bottom = 134, H = 208, at = {};
+  p.objects.forEach(o => { at[o.o] = pad + (W - 2 * pad) * (o.x - lo) / span; });
+  const svg = s("svg", {viewBox: `0 0 ${W} ${H}`, width: W, height: H, class: "placement", "data-axis": p.axis,
+                        role: "img"},
+    tip(`${p.axis}: objects placed by the truthful answers; a dot marks the object said to lie ${p.beyond} the other`),
+    s("text", {x: 6, y: 14, "font-size": 11, fill: "#616e7c", text: p.truth ? "truthful answers" : "(no truth)"}),
+    s("text", {x: 6, y: H - 6, "font-size": 11, fill: "#616e7c", text: "the agent's answers"}),
+    s("text", {x: W - 6, y: 14, "text-anchor": "end", "font-size": 11, fill: "#616e7c",
+               text: `${p.axis}: \u2192 ${p.beyond}`}));
+  for (const y of [top, bottom]) svg.appendChild(s("line", {x1: pad / 2, y1: y, x2: W - pad / 2, y2: y, stroke: "#9aa5b1"}));
+  const arrow = (u, v, y, up, colour, dashed, cls, label) => {
+    const [x1, x2] = [at[u], at[v]], bend = (up ? -1 : 1) * Math.min(28, 12 + 0.2 * Math.abs(x2 - x1));
+    svg.appendChild(s("g", {class: cls},
+      s("path", {d: `M ${x1} ${y} Q ${(x1 + x2) / 2} ${y + 2 * bend} ${x2} ${y}`, fill: "none", stroke: colour,
+                 "stroke-width": 1.6, "stroke-dasharray": dashed ? "4 3" : null}),
+      dashed ? null : s("circle", {cx: x1, cy: y, r: 3.5, fill: colour}), tip(label)));
+  };
+  for (const r of p.relations) {
+    if (p.truth && r.true_sign !== null && r.true_sign !== undefined)
+      arrow(r.true_sign < 0 ? r.v : r.u, r.true_sign < 0 ? r.u : r.v, top, true, "#1a7f45", r.true_sign === 0,
+            "rel truthful", `${r.q}: truth ${r.truth}`);
+    arrow(r.u, r.v, bottom, false, r.against ? "#c81e1e" : "#616e7c", r.kind === "level",
+          `rel answered${r.against ? " against" : ""}`,
+          `${r.q}: answered ${r.answer}` + (r.against ? ` (the truth says ${r.truth})` : ""));
+  }
+  for (const o of p.objects)
+    svg.appendChild(s("g", {class: "obj"},
+      s("line", {x1: at[o.o], y1: top, x2: at[o.o], y2: bottom, stroke: "#cbd2d9", "stroke-dasharray": "2 3"}),
+      s("circle", {cx: at[o.o], cy: top, r: 2.5, fill: "#2563eb"}), s("circle", {cx: at[o.o], cy: bottom, r: 2.5, fill: "#2563eb"}),
+      s("text", {x: at[o.o], y: (top + bottom) / 2 + 4, "text-anchor": "middle", "font-size": 12, "font-weight": 600,
+                 fill: "#1f2933", stroke: "#fff", "stroke-width": 3, "paint-order": "stroke", text: o.o})));
+  const note = (p.truth ? `no placement on ${p.axis} fits the agent's relations below; red: the truth says otherwise`
+                        : "the truth is missing for some relation: objects in the order named") +
+               `; a dot marks the object said to lie ${p.beyond} the other`;
+  return h("figure", {}, svg, h("figcaption", {class: "wide", text: note}));
+}
+
 function violationCard(v) {
   const qrows = v.questions.map(q => {
     const known = q.truth !== null && q.truth !== undefined;
@@ -194,6 +238,7 @@ function violationCard(v) {
       : h("p", {class: "hint", text: v.thumbs_capped && Object.keys(D.images).length
                                                       ? "frames are shown for the first violations of each agent only"
                                                       : "no frame or tracked box for these questions"}),
+    (v.placement || []).length ? h("div", {class: "frames"}, v.placement.map(placementFigure)) : null,
     h("table", {class: "questions"},
       h("thead", {}, h("tr", {}, ["query", "question", "form", "answer", "truth", "reply"].map(c => h("th", {text: c})))),
       h("tbody", {}, qrows)),

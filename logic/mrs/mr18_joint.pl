@@ -42,6 +42,11 @@ mr18_edge(Ag, T, S, X, P, R, Q) :- ( mr18_gt(Ag, T, S, X, P, R, Q) ; mr18_level(
 explain(Ag, mr18(T, S), answer(Ag, Q, N)) :- distinct(Q, mr18_cycle(Ag, T, S, _, Q)), answer(Ag, Q, N).
 mr18_cycle(Ag, T, S, X, Q) :- mr18_axis_name(X), mr18_bad(Ag, T, S, X, U), mr18_edge(Ag, T, S, X, P, R, Q),
     once(mr18_walk(Ag, T, S, X, U, P, _)), once(mr18_walk(Ag, T, S, X, R, U, _)).
+% Each relation of a cycle on its axis, for the report's picture (see mr18_joint.lp).
+explain(Ag, mr18(T, S), axis_relation(X, Q, U, V, beyond)) :- distinct(X-Q, mr18_cycle(Ag, T, S, X, Q)),
+    mr18_gt(Ag, T, S, X, U, V, Q).
+explain(Ag, mr18(T, S), axis_relation(X, Q, A, B, level)) :- distinct(X-Q, mr18_cycle(Ag, T, S, X, Q)),
+    mr18_sign(Ag, Q, X, 0), mr18_q(Q, T, S, A, B).
 
 % The answers that cannot all be right: on each axis that no placement fits, the relations of its
 % cycles, as explained (see mr18_joint.lp).
