@@ -42,10 +42,13 @@ def relations(facts: list[str]) -> dict[str, list[tuple[str, str, str, str]]]:
     """axis -> the cycle's relations (query, U, V, beyond | level) in the explanation's facts."""
     out: dict[str, list[tuple[str, str, str, str]]] = {}
     for f in facts:
-        if f.startswith("axis_relation("):
-            axis, q, u, v, kind = (canon(a) for a in split_args(f))
-            if axis in AXES:
-                out.setdefault(axis, []).append((q, u, v, kind))
+        if not f.startswith("axis_relation("):
+            continue
+        args = [canon(a) for a in split_args(f)]
+        # (a rule set of one's own may explain with a fact of that name in another shape: not drawn)
+        if len(args) == 5 and args[0] in AXES and args[4] in ("beyond", "level"):
+            axis, q, u, v, kind = args
+            out.setdefault(axis, []).append((q, u, v, kind))
     return out
 
 

@@ -104,3 +104,15 @@ def test_without_truth_the_objects_stand_in_the_order_named(tmp_path: Path) -> N
     assert view["truth"] is False
     assert [(o["o"], o["x"]) for o in view["objects"]] == [("ball", 0), ("toy", 2), ("duck", 4), ("mug", 6)]
     assert {r["against"] for r in view["relations"]} == {None}
+
+
+def test_an_axis_relation_of_another_shape_is_not_drawn() -> None:
+    from metalogic.app.placement import relations
+
+    assert (
+        relations(
+            ["axis_relation(side,q1)", "axis_relation(up,q1,a,b,beyond)", "axis_relation(side,q1,a,b,x)"]
+        )
+        == {}
+    )
+    assert relations(["axis_relation(side,q1,a,b,level)"]) == {"side": [("q1", "a", "b", "level")]}
