@@ -10,7 +10,9 @@ shipped detector):
 - noise on one kind only: the answers of the run's noisiest `noisy:P` agent on one query kind, the
   oracle's on every other (`one_KIND`);
 - one consistent distortion of one kind (bench/distortions.py's DISTORTIONS);
-- `lagged`: every answer the truth one state earlier (the oracle asked the shifted questions).
+- `lagged`: every answer the truth one state earlier (the oracle asked the shifted questions);
+- `confused`: in each trajectory the two objects asked about most are taken for each other (the
+  oracle asked every question with the two swapped).
 The real `metalogic check --out` (clingo) scores the whole panel in one run per folder.
 
     .venv/bin/metalogic run examples/runs/reference_agents.toml
@@ -99,6 +101,7 @@ def panel_folder(run: Path, folder: Path) -> list[str]:
     for name, changes in DISTORTIONS.items():
         made[name] = {q: (changes[kind[q]](v) if kind.get(q) in changes else v) for q, v in oracle.items()}
     made["lagged"] = {**oracle, **lagged_answers(questions, folder.parent / "lagged")}
+    made["confused"] = {**oracle, **confused_answers(questions, folder.parent / "confused")}
     for name, answers in made.items():
         (folder / f"made_{name}.lp").write_text(
             "".join(f"answer({name}, {q}, {v}).\n" for q, v in answers.items())
@@ -129,6 +132,41 @@ def lagged_answers(questions: Path, folder: Path) -> dict[str, str]:
         elif not kind.startswith("move_"):
             a = str(max(0, int(a) - 1))
         lines.append(f"query({q}, {kind}({t},{a},{b}{rest})).")
+    (folder / "queries.lp").write_text("\n".join(lines) + "\n")
+    subprocess.run([str(METALOGIC), "ask", str(folder), "--agent", "oracle"], check=True, capture_output=True)
+    return read_answers(folder / "answers" / "oracle.lp")
+
+
+# query(Id, Kind(T, S, Objects...)) for the kinds about objects (the moves name none).
+OBJECTS = re.compile(
+    r"query\((\w+), ((?:obj|map)_(?:dir|dist)|size|depth|ego_dist)\((\w+),(\d+),([^()]*)\)\)\.$"
+)
+
+
+def confused_answers(questions: Path, folder: Path) -> dict[str, str]:
+    """An agent that takes two objects for each other: in each trajectory the two objects the most
+    questions name (ties by name) are swapped in every question about them, which the real oracle
+    answers truthfully under the same ids (A left of B becomes B left of A; A's depth B's)."""
+    folder.mkdir()
+    (folder / "scene.lp").write_text((questions / "scene.lp").read_text())
+    parsed = [(line, OBJECTS.match(line)) for line in (questions / "queries.lp").read_text().splitlines()]
+    named: dict[str, dict[str, int]] = {}
+    for _, m in parsed:
+        if m:
+            for o in m.group(5).split(","):
+                named.setdefault(m.group(3), {})[o] = named.setdefault(m.group(3), {}).get(o, 0) + 1
+    swap = {}
+    for t, counts in named.items():
+        top = sorted(counts, key=lambda o: (-counts[o], o))[:2]
+        if len(top) == 2:
+            swap[t] = {top[0]: top[1], top[1]: top[0]}
+    lines = []
+    for line, m in parsed:
+        if m and m.group(3) in swap:
+            q, kind, t, s, objs = m.groups()
+            objs = ",".join(swap[t].get(o, o) for o in objs.split(","))
+            line = f"query({q}, {kind}({t},{s},{objs}))."
+        lines.append(line)
     (folder / "queries.lp").write_text("\n".join(lines) + "\n")
     subprocess.run([str(METALOGIC), "ask", str(folder), "--agent", "oracle"], check=True, capture_output=True)
     return read_answers(folder / "answers" / "oracle.lp")
