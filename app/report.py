@@ -31,20 +31,17 @@ from metalogic.app.options import (
     rules_option,
 )
 from metalogic.app.placement import placement_views
-from metalogic.app.report_html import INVALID_BUCKET, render_html, render_plots, render_terminal, thumbnail
+from metalogic.app.report_html import INVALID_BUCKET, frame_images, render_html, render_plots, render_terminal
 from metalogic.engine.check.reader import CheckOutput, corrupt, table_file
 from metalogic.engine.check.reuse import open_check
 from metalogic.engine.check.writer import canon
 from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import display_path
-from metalogic.engine.paths import frame_place
 from metalogic.engine.results import label, split_args
 from metalogic.engine.schema import QUERY_KINDS, STATE
 from metalogic.engine.terms import Fun, ParseError, parse_term, text
 from metalogic.engine.vocab import vocabulary
 from metalogic.engine.whole_files import write_bytes_whole
-
-THUMB_WIDTH = 320  # pixels; frames are shrunk to this width before they are embedded
 
 
 @dataclass
@@ -154,25 +151,7 @@ def violation_entries(
             left_out[agent] += 1
             continue
         facts = res.rows.explain.get((agent, case), [])
-        questions, views = [], []
-        for f in facts:
-            if not f.startswith("query("):
-                continue
-            qid, content = split_args(f)
-            q = canon(qid)
-            parsed = idx.queries.get(q)
-            views.append(_query_view(parsed) if parsed else ("", [], []))
-            questions.append(
-                {
-                    "q": label(q),
-                    "content": canon(content),
-                    "form": idx.forms.get(q, ""),
-                    "answer": idx.answers.get((agent, q), ""),
-                    "truth": truth.get(q),
-                    "raw": idx.raw.get((agent, q)),
-                    "blame": idx.blame.get((agent, q)),
-                }
-            )
+        questions, views = _questions(agent, facts, idx, truth)
         frames = _frames_of(views) if shown[agent] < max_frames else []
         wanted.update((t, s) for t, s, _ in frames)
         placement = placement_views(facts, idx.queries, truth, lambda q, a=agent: idx.answers.get((a, q), ""))
@@ -195,6 +174,32 @@ def violation_entries(
         )
         shown[agent] += 1
     return entries, wanted, left_out
+
+
+def _questions(
+    agent: str, facts: list[str], idx: TableIndex, truth: dict[str, str]
+) -> tuple[list[dict[str, Any]], list[tuple[str, list[int], list[str]]]]:
+    """The rows of a violation's question table (from the query/2 facts behind it) and what each
+    question is about (trajectory, states, objects)."""
+    questions, views = [], []
+    for f in facts:
+        if f.startswith("query("):
+            qid, content = split_args(f)
+            q = canon(qid)
+            parsed = idx.queries.get(q)
+            views.append(_query_view(parsed) if parsed else ("", [], []))
+            questions.append(
+                {
+                    "q": label(q),
+                    "content": canon(content),
+                    "form": idx.forms.get(q, ""),
+                    "answer": idx.answers.get((agent, q), ""),
+                    "truth": truth.get(q),
+                    "raw": idx.raw.get((agent, q)),
+                    "blame": idx.blame.get((agent, q)),
+                }
+            )
+    return questions, views
 
 
 BLAMED_SHOWN = 200  # blamed answers listed per agent (all of them are in blamed.csv)
@@ -235,44 +240,6 @@ def _frames_of(views: list[tuple[str, list[int], list[str]]]) -> list[tuple[str,
 
 def _frame_refs(frames: list[tuple[str, int, list[str]]]) -> list[dict[str, Any]]:
     return [{"key": f"{t}#{s}", "traj": label(t), "state": s, "objects": o} for t, s, o in frames]
-
-
-def frame_images(
-    wanted: set[tuple[str, int]], idx: TableIndex, root: Path, width: int = THUMB_WIDTH
-) -> tuple[dict[str, dict[str, Any]], list[str]]:
-    """Each wanted frame as a small JPEG data URL with its boxes; frames that cannot be shown get
-    a note (the page then draws the boxes on a blank frame)."""
-    images: dict[str, dict[str, Any]] = {}
-    missing: list[str] = []
-    for traj, state in sorted(wanted):
-        entry: dict[str, Any] = {"boxes": idx.boxes.get((traj, state), []), "src": None, "note": ""}
-        size = idx.image_size.get(traj)
-        rel = idx.frames.get((traj, state))
-        if rel is None and not entry["boxes"]:
-            continue  # nothing to draw
-        if rel is None:
-            entry["note"] = f"no frame/3 fact for trajectory {label(traj)}, state {state}"
-            missing.append(entry["note"])
-        else:
-            path = root / rel
-            try:
-                if frame_place(path, root) is None:  # a frame/3 fact may not show any file on the machine
-                    entry["note"] = f"frame file lies outside the run's folders, not shown: {path}"
-                else:
-                    entry["src"], natural = thumbnail(path, width)
-                    size = size or natural
-            except OSError:
-                entry["note"] = f"frame file not found or unreadable: {path}"
-            except ImportError:
-                entry["note"] = "frames need Pillow: pip install 'metalogic[report]'"
-            if entry["note"]:
-                missing.append(str(path))
-        if size is None:  # no image and no image_size: make the boxes fit
-            boxes = entry["boxes"] or [{"box": [0, 0, 640, 480]}]
-            size = (max(b["box"][2] for b in boxes) + 1, max(b["box"][3] for b in boxes) + 1)
-        entry["w"], entry["h"] = size
-        images[f"{traj}#{state}"] = entry
-    return images, missing
 
 
 def build_report(

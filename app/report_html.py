@@ -23,12 +23,15 @@ from typing import TYPE_CHECKING, Any
 
 from metalogic.app import charts
 from metalogic.engine.errors import MetalogicError
+from metalogic.engine.paths import frame_place
+from metalogic.engine.results import label
 
 if TYPE_CHECKING:
-    from metalogic.app.report import Report
+    from metalogic.app.report import Report, TableIndex
 
 INVALID_BUCKET = "invalid"  # violations caused by an unusable answer, kept apart from the MRs
 ASSETS = "report_assets"  # page.html (the skeleton), report.css, report.js: package data
+THUMB_WIDTH = 320  # pixels; frames are shrunk to this width before they are embedded
 
 
 def asset(name: str) -> str:
@@ -91,6 +94,44 @@ def thumbnail(path: Path, width: int) -> tuple[str, tuple[int, int]]:
     except (UnidentifiedImageError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
         raise OSError(str(exc)) from None  # every way Pillow refuses a file: the frame is not shown
     return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii"), natural
+
+
+def frame_images(
+    wanted: set[tuple[str, int]], idx: TableIndex, root: Path, width: int = THUMB_WIDTH
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """Each wanted frame as a small JPEG data URL with its boxes; frames that cannot be shown get
+    a note (the page then draws the boxes on a blank frame)."""
+    images: dict[str, dict[str, Any]] = {}
+    missing: list[str] = []
+    for traj, state in sorted(wanted):
+        entry: dict[str, Any] = {"boxes": idx.boxes.get((traj, state), []), "src": None, "note": ""}
+        size = idx.image_size.get(traj)
+        rel = idx.frames.get((traj, state))
+        if rel is None and not entry["boxes"]:
+            continue  # nothing to draw
+        if rel is None:
+            entry["note"] = f"no frame/3 fact for trajectory {label(traj)}, state {state}"
+            missing.append(entry["note"])
+        else:
+            path = root / rel
+            try:
+                if frame_place(path, root) is None:  # a frame/3 fact may not show any file on the machine
+                    entry["note"] = f"frame file lies outside the run's folders, not shown: {path}"
+                else:
+                    entry["src"], natural = thumbnail(path, width)
+                    size = size or natural
+            except OSError:
+                entry["note"] = f"frame file not found or unreadable: {path}"
+            except ImportError:
+                entry["note"] = "frames need Pillow: pip install 'metalogic[report]'"
+            if entry["note"]:
+                missing.append(str(path))
+        if size is None:  # no image and no image_size: make the boxes fit
+            boxes = entry["boxes"] or [{"box": [0, 0, 640, 480]}]
+            size = (max(b["box"][2] for b in boxes) + 1, max(b["box"][3] for b in boxes) + 1)
+        entry["w"], entry["h"] = size
+        images[f"{traj}#{state}"] = entry
+    return images, missing
 
 
 # --- The terminal summary ---
