@@ -163,6 +163,14 @@ PREDICATES: tuple[Predicate, ...] = (
     ),
     _p(
         "scene",
+        "exact_boxes",
+        "the trajectory's boxes are its objects' own silhouettes (the simulator's), so box_slack bounds "
+        "their error; without it the boxes are a detector's, whose slack is an estimate from its "
+        "validation that a rare box (one that takes in what stands behind it) exceeds",
+        ("T", ID, "trajectory id"),
+    ),
+    _p(
+        "scene",
         "camera_pitch",
         "the tilt of the camera's optical axis in state S, as the rig or its IMU reports it "
         "(positive upwards); the MRs that place objects on a level map need it",

@@ -68,6 +68,8 @@ def scene_facts(
     ]
     if box_slack is not None:
         lines.append(_fact("box_slack", t, box_slack))
+    if detector == "gt":  # the silhouettes' own boxes: the slack is a bound (MR17's sizes read it)
+        lines.append(_fact("exact_boxes", t))
     for cls, edges in sorted((class_slack or {}).items()):
         for edge in EDGES:
             if edge in edges:

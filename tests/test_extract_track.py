@@ -76,6 +76,7 @@ def test_tracking_with_the_shipped_detector(traj_dir: Path, tmp_path: Path) -> N
     assert set(facts["class_slack"]) == {
         (t, c, e, k) for t in trajs for c, edges in card.items() for e, k in edges.items()
     }
+    assert "exact_boxes" not in facts  # a learned detector's slack is an estimate, not a bound
     # Each written box is the detector's own box in that frame, not the tracker's estimate of it.
     tracker = Tracker(load_model(DETECTORS[DEFAULT_DETECTOR]))
     frames = {(t, s): out / path for t, s, path in facts["frame"]}
@@ -115,6 +116,9 @@ def test_gt_detector_gives_the_simulator_boxes(traj_dir: Path, tmp_path: Path) -
     det = {(t, s, o, x1, y1, x2, y2) for t, s, o, _, _, x1, y1, x2, y2 in facts["detection"]}
     assert det and det <= gt
     assert {(t, o, g) for t, o, g in facts["gt_track"]} == {(t, o, o) for t, _, o, *_ in det}
+    assert {t for (t,) in facts["exact_boxes"]} == {
+        t for t, *_ in facts["trajectory"]
+    }  # the slack bounds them
     ev = json.loads((out / "extract.json").read_text())["eval"]["total"]
     assert (ev["precision"], ev["recall"], ev["mean_iou"], ev["id_switches"]) == (1.0, 1.0, 1.0, 0)
     edges = [c["edges"] for c in ev["classes"].values() if "edges" in c]

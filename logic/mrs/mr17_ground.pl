@@ -217,8 +217,13 @@ violates(Ag, mr17m(Q), R) :- mr17_dviolates(Ag, Q, R).
 mr17_dviolates(Ag, Q, R) :- mag_answer(Ag, Q, L), L =< 200000, mr17_span_row(Q, _, N, X),
     param(ground_slack_permille, P), W is 20 + L * P // 1000, AL is (L - W) // 10, AH is (L + W) // 10 + 1,
     ( AL > 0, AL * AL > X, R = farther_than_ground ; AH * AH < N, R = nearer_than_ground ).
-violates(Ag, mr17s(Q), shorter_than_ground) :- once(mr17_short(Ag, Q, _)).
-violates(Ag, mr17s(Q), taller_than_ground) :- once(mr17_tall(Ag, Q, _)).
+% With a detector's boxes, only where no anchored frame's interval holds the size (see mr17_ground.lp).
+violates(Ag, mr17s(Q), shorter_than_ground) :- once(mr17_short(Ag, Q, _)), mr17_size_off(Ag, Q).
+violates(Ag, mr17s(Q), taller_than_ground) :- once(mr17_tall(Ag, Q, _)), mr17_size_off(Ag, Q).
+mr17_size_off(_, Q) :- mr17_sq(Q, T, _), exact_boxes(T), !.
+mr17_size_off(Ag, Q) :- \+ mr17_fits(Ag, Q).
+mr17_fits(Ag, Q) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, _, _),
+    \+ mr17_short(Ag, Q, S), \+ mr17_tall(Ag, Q, S), !.
 
 explain(Ag, mr17d(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17d(Q)), mr17_dq(Q, T, S, O),
     detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
