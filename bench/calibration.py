@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import polars as pl
@@ -118,8 +119,6 @@ def lagged_answers(questions: Path, folder: Path) -> dict[str, str]:
     """An agent one state behind: each question answered truthfully as if asked one state earlier
     (a move S1 -> S2 as S1 - 1 -> S2 - 1; state 0 as itself), by the real oracle on the shifted
     questions under the same ids."""
-    folder.mkdir()
-    (folder / "scene.lp").write_text((questions / "scene.lp").read_text())
     lines = []
     for line in (questions / "queries.lp").read_text().splitlines():
         m = STATES.match(line)
@@ -132,7 +131,15 @@ def lagged_answers(questions: Path, folder: Path) -> dict[str, str]:
         elif not kind.startswith("move_"):
             a = str(max(0, int(a) - 1))
         lines.append(f"query({q}, {kind}({t},{a},{b}{rest})).")
-    (folder / "queries.lp").write_text("\n".join(lines) + "\n")
+    return oracle_on(questions, lines, folder)
+
+
+def oracle_on(questions: Path, queries: list[str], folder: Path) -> dict[str, str]:
+    """The real oracle's answers to `queries` (query/2 lines under the run's ids, some changed) on
+    the run's scene, asked in a folder of their own."""
+    folder.mkdir()
+    (folder / "scene.lp").write_text((questions / "scene.lp").read_text())
+    (folder / "queries.lp").write_text("\n".join(queries) + "\n")
     subprocess.run([str(METALOGIC), "ask", str(folder), "--agent", "oracle"], check=True, capture_output=True)
     return read_answers(folder / "answers" / "oracle.lp")
 
@@ -147,14 +154,11 @@ def confused_answers(questions: Path, folder: Path) -> dict[str, str]:
     """An agent that takes two objects for each other: in each trajectory the two objects the most
     questions name (ties by name) are swapped in every question about them, which the real oracle
     answers truthfully under the same ids (A left of B becomes B left of A; A's depth B's)."""
-    folder.mkdir()
-    (folder / "scene.lp").write_text((questions / "scene.lp").read_text())
     parsed = [(line, OBJECTS.match(line)) for line in (questions / "queries.lp").read_text().splitlines()]
-    named: dict[str, dict[str, int]] = {}
+    named: dict[str, Counter[str]] = defaultdict(Counter)
     for _, m in parsed:
         if m:
-            for o in m.group(5).split(","):
-                named.setdefault(m.group(3), {})[o] = named.setdefault(m.group(3), {}).get(o, 0) + 1
+            named[m.group(3)].update(m.group(5).split(","))
     swap = {}
     for t, counts in named.items():
         top = sorted(counts, key=lambda o: (-counts[o], o))[:2]
@@ -167,9 +171,7 @@ def confused_answers(questions: Path, folder: Path) -> dict[str, str]:
             objs = ",".join(swap[t].get(o, o) for o in objs.split(","))
             line = f"query({q}, {kind}({t},{s},{objs}))."
         lines.append(line)
-    (folder / "queries.lp").write_text("\n".join(lines) + "\n")
-    subprocess.run([str(METALOGIC), "ask", str(folder), "--agent", "oracle"], check=True, capture_output=True)
-    return read_answers(folder / "answers" / "oracle.lp")
+    return oracle_on(questions, lines, folder)
 
 
 # The headline as it is (blame) and as it was before blame (the share of test cases kept).
