@@ -21,7 +21,7 @@ from metalogic.engine.errors import MetalogicError
 from metalogic.engine.schema import SIMULATED
 from metalogic.engine.whole_files import write_text_whole
 from metalogic.extract.boxes import match_frame
-from metalogic.extract.evaluate import Score, edge_summary, measured_class_slack
+from metalogic.extract.evaluate import Score, edge_summary, measured_border_gap, measured_class_slack
 from metalogic.extract.importers import read_image
 from metalogic.extract.simulate import simulate_episode
 from metalogic.extract.tracking import (
@@ -197,6 +197,8 @@ def train_detector(cfg: TrainConfig, *, install: bool = False) -> str:
         "validation": summary,
         # the box slack extract writes per class and edge (class_slack/4): the validation's largest errors
         "class_slack": measured_class_slack(summary["total"]["classes"], BOX_SLACK_LEARNED),
+        # how far short of the border its boxes of cut objects ended: extract's border margin covers it
+        "border_gap": measured_border_gap(summary["total"]),
         "reproduce": "metalogic detector train " + " ".join(sys.argv[3:]) if len(sys.argv) > 3 else "",
     }
     if cfg.init:  # keep the whole recipe: the earlier stage's provenance travels along
@@ -274,6 +276,15 @@ def evaluate_detector(
             or "none"
         )
     )
+    gaps = measured_border_gap(total_json)
+    lines.append(
+        "  boxes of objects the border cuts end short of it by at most (px, per class and axis; "
+        "`detector train` writes them to the card as border_gap): "
+        + (
+            "; ".join(f"{c} " + " ".join(f"{a} {k}" for a, k in axes.items()) for c, axes in gaps.items())
+            or "none seen"
+        )
+    )
     return "\n".join(lines)
 
 
@@ -285,7 +296,7 @@ def _score_frames(tracker: Tracker, t: Trajectory) -> Score:
         fm = match_frame(dets, st.boxes or [])
         sc.frames += 1
         for d, g, ov in fm.pairs:
-            sc.add_pair(d, g, ov)
+            sc.add_pair(d, g, ov, t.image_size)
         sc.fp += len(fm.false_pos)
         sc.fn += len(fm.missed)
         for d in fm.false_pos:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from metalogic.engine.schema import EDGES
-from metalogic.extract.boxes import IOU_MATCH, Detection, iou, match_frame
+from metalogic.extract.boxes import IOU_MATCH, Detection, cut_by_border, iou, match_frame
 from metalogic.extract.trajectory import Box, State
 
 
@@ -36,16 +36,32 @@ class Score:
     per_class: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
     # class -> (left, top, right, bottom) absolute edge errors in pixels, one per matched whole box
     edges: dict[str, list[tuple[int, int, int, int]]] = field(default_factory=lambda: defaultdict(list))
+    # (class, "columns" or "rows", pixels): how far short of the border the detector's box of an
+    # object the border cuts ends, on a side where it cuts it; one per matched cut box and side
+    border_gaps: list[tuple[str, str, int]] = field(default_factory=list)
 
-    def add_pair(self, det: Detection, truth: Box, overlap: float) -> None:
-        """One matched detection: a hit, and where its true box is whole, its edge errors."""
+    def add_pair(
+        self, det: Detection, truth: Box, overlap: float, size: tuple[int, int] | None = None
+    ) -> None:
+        """One matched detection: a hit, and where its true box is whole, its edge errors; given the
+        image `size`, where the border cuts the true box, how far short of that border the box ends."""
         self.tp += 1
         self.iou_sum += overlap
         self.per_class[truth.cls]["tp"] += 1
+        d, g = det.box, truth.box
         if not (truth.truncated or truth.occluded or truth.partly_hidden):
-            d, g = det.box, truth.box
             errors = (abs(d[0] - g[0]), abs(d[1] - g[1]), abs(d[2] - g[2]), abs(d[3] - g[3]))
             self.edges[truth.cls].append(errors)
+        if size is not None and cut_by_border(g, size):
+            w, h = size
+            for cut, gap, axis in (
+                (g[0] <= 0, d[0], "columns"),
+                (g[1] <= 0, d[1], "rows"),
+                (g[2] >= w - 1, w - 1 - d[2], "columns"),
+                (g[3] >= h - 1, h - 1 - d[3], "rows"),
+            ):
+                if cut:
+                    self.border_gaps.append((truth.cls, axis, max(0, int(gap))))
 
     @property
     def precision(self) -> float:
@@ -71,6 +87,7 @@ class Score:
             self.per_class[cls].update(c)
         for cls, e in other.edges.items():
             self.edges[cls].extend(e)
+        self.border_gaps.extend(other.border_gaps)
 
     def as_json(self, slack: int | None = None) -> dict[str, Any]:
         """`slack`: the box slack the trajectories' facts will carry; each class then says what share
@@ -98,6 +115,7 @@ class Score:
             "frames": self.frames,
             "tracks": self.tracks,
             "classes": classes,
+            **({"border_gap": border_gap_summary(self.border_gaps)} if self.border_gaps else {}),
         }
 
 
@@ -117,6 +135,39 @@ def edge_accuracy(errors: Sequence[tuple[int, int, int, int]], slack: int | None
         out["slack"] = slack
         out["within_slack"] = round(sum(max(e) <= slack for e in errors) / len(errors), 4)
     return out
+
+
+def border_gap_summary(gaps: Sequence[tuple[str, str, int]]) -> dict[str, Any]:
+    """Per axis (columns for the left and right sides, rows for the top and bottom), over the boxes of
+    objects the border cuts: how many, and the 90th percentile and the largest gap (pixels) between
+    the box and the border it should reach; the same per class under "classes"."""
+
+    def summary(xs: list[int]) -> dict[str, int]:
+        xs = sorted(xs)
+        return {"boxes": len(xs), "p90": quantile(xs, 0.9), "max": xs[-1]}
+
+    out: dict[str, Any] = {}
+    for axis in ("columns", "rows"):
+        if xs := [g for _, a, g in gaps if a == axis]:
+            out[axis] = summary(xs)
+    per_class: dict[str, dict[str, dict[str, int]]] = {}
+    for cls in sorted({c for c, _, _ in gaps}):
+        per_class[cls] = {
+            axis: summary(xs)
+            for axis in ("columns", "rows")
+            if (xs := [g for c, a, g in gaps if c == cls and a == axis])
+        }
+    out["classes"] = per_class
+    return out
+
+
+def measured_border_gap(total: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """The border gap a detector's card records (from its validation's as_json total): per class and
+    axis the largest gap seen, which extract's border margin must cover for that class's boxes
+    (extract/boxes.py border_margin). The largest, as for the class slack: one box of a cut object
+    read as whole is enough to break a truthful answer."""
+    classes = total.get("border_gap", {}).get("classes", {})
+    return {cls: {axis: g["max"] for axis, g in axes.items()} for cls, axes in sorted(classes.items())}
 
 
 def measured_class_slack(classes: dict[str, dict[str, Any]], base: int) -> dict[str, dict[str, int]]:
@@ -144,8 +195,11 @@ def edge_summary(edges: dict[str, Any]) -> str:
     )
 
 
-def score_trajectory(states: Sequence[State], dets: Iterable[Detection]) -> Score:
-    """Score the detections of one trajectory against its ground-truth boxes."""
+def score_trajectory(
+    states: Sequence[State], dets: Iterable[Detection], size: tuple[int, int] | None = None
+) -> Score:
+    """Score the detections of one trajectory against its ground-truth boxes (`size`: the frames'
+    width and height, to measure the border gaps)."""
     by_state: dict[int, list[Detection]] = defaultdict(list)
     for d in dets:
         by_state[d.state].append(d)
@@ -158,7 +212,7 @@ def score_trajectory(states: Sequence[State], dets: Iterable[Detection]) -> Scor
         fm = match_frame(by_state.get(st.state, []), st.boxes)
         sc.frames += 1
         for d, g, ov in fm.pairs:
-            sc.add_pair(d, g, ov)
+            sc.add_pair(d, g, ov, size)
             if g.object in last_track and last_track[g.object] != d.track:
                 sc.id_switches += 1
             last_track[g.object] = d.track

@@ -15,7 +15,13 @@ from metalogic.engine.errors import MetalogicError
 from metalogic.engine.facts import read_facts
 from metalogic.engine.terms import Fun, parse_term
 from metalogic.extract.boxes import Detection, eligible
-from metalogic.extract.evaluate import edge_summary, measured_class_slack, on_their_objects, score_trajectory
+from metalogic.extract.evaluate import (
+    edge_summary,
+    measured_border_gap,
+    measured_class_slack,
+    on_their_objects,
+    score_trajectory,
+)
 from metalogic.extract.tracking import DEFAULT_DETECTOR, DETECTORS, Tracker, class_slacks_of, load_model
 from metalogic.extract.trajectory import Box, State, load_trajectory
 from metalogic.extract.world import CLASSES
@@ -149,6 +155,51 @@ def test_edge_errors_of_whole_boxes_per_class() -> None:
     # The card's slack per class and edge: the largest error, where it exceeds the trajectory's slack.
     assert measured_class_slack(classes, 4) == {"mug": {"top": 9}}
     assert measured_class_slack(classes, 9) == {}
+    # Without the frame size no border gap is measured; with it, the first mug's box and the cut
+    # duck's reach the left border (0 columns short), and the duck's and the partly hidden one's the top.
+    assert "border_gap" not in sc.as_json()
+    sized = score_trajectory([State(0, "f0.png", boxes=[*mugs, cut, hidden])], dets, (320, 240))
+    gaps = sized.as_json()["border_gap"]
+    assert gaps["columns"] == {"boxes": 2, "p90": 0, "max": 0} and gaps["rows"] == {
+        "boxes": 2,
+        "p90": 0,
+        "max": 0,
+    }
+    assert sorted(gaps["classes"]) == ["duck", "mug"]
+
+
+def test_border_gaps_of_cut_objects_per_axis() -> None:
+    """Boxes of objects the border cuts (their true boxes reach the first or last column or row)
+    that end short of it: per axis the count, the 90th percentile and the largest gap; the card's
+    border_gap is the largest. A whole object's box, however near the border, is not counted."""
+    truth = [
+        Box("o1", "robot", (0, 57, 79, 162), 5000, True),  # cut by the left border
+        Box("o2", "shelf", (127, 0, 197, 162), 9000, True),  # cut by the top
+        Box("o3", "car", (250, 150, 319, 239), 4000, True),  # cut by the right border and the bottom
+        Box("o4", "mug", (3, 200, 30, 230), 600, False),  # whole, 3 px from the left border
+    ]
+    dets = [
+        Detection(0, 1, "robot", 900, (18, 69, 96, 160)),
+        Detection(0, 2, "shelf", 900, (130, 15, 192, 164)),
+        Detection(0, 3, "car", 900, (252, 152, 312, 235)),
+        Detection(0, 4, "mug", 900, (9, 200, 30, 230)),
+    ]
+    total = score_trajectory([State(0, "f0.png", boxes=truth)], dets, (320, 240)).as_json()
+    assert total["border_gap"] == {
+        "columns": {"boxes": 2, "p90": 18, "max": 18},
+        "rows": {"boxes": 2, "p90": 15, "max": 15},
+        "classes": {
+            "car": {"columns": {"boxes": 1, "p90": 7, "max": 7}, "rows": {"boxes": 1, "p90": 4, "max": 4}},
+            "robot": {"columns": {"boxes": 1, "p90": 18, "max": 18}},
+            "shelf": {"rows": {"boxes": 1, "p90": 15, "max": 15}},
+        },
+    }
+    assert measured_border_gap(total) == {
+        "car": {"columns": 7, "rows": 4},
+        "robot": {"columns": 18},
+        "shelf": {"rows": 15},
+    }
+    assert measured_border_gap({"tp": 0}) == {}
 
 
 def test_a_bad_detector_card_is_one_clear_error(tmp_path: Path) -> None:
@@ -289,3 +340,37 @@ def test_eval_needs_ground_truth(tmp_path: Path) -> None:
     facts = _facts(tmp_path / "facts")
     assert len(facts["state"]) == 7 and len(facts["gt_pose"]) == 7 and "gt_box" not in facts
     assert facts["trajectory"] == [("ebnav_e1", "household")]
+
+
+def test_detector_eval_measures_the_border_gaps_of_cut_objects(tmp_path: Path) -> None:
+    """The real shipped detector on one fresh render of each world (3 frames each): the tabletop's
+    table runs past both side borders in every frame, so its boxes give 6 column gaps there; the
+    printed line and the card's border_gap are the largest gap per class and axis of the total."""
+    code, out, err = run_cli(
+        "detector",
+        "eval",
+        "--seeds",
+        "1000",
+        "--episodes",
+        "1",
+        "--steps",
+        "2",
+        "--out",
+        str(tmp_path / "ev"),
+    )
+    assert code == 0, err
+    report = json.loads((tmp_path / "ev" / "detector_eval.json").read_text())
+    table = report["worlds"]["tabletop"]["border_gap"]["classes"]["table"]
+    assert table["columns"]["boxes"] == 6 and "rows" not in table
+    per_world = [w["border_gap"]["columns"]["boxes"] for w in report["worlds"].values() if "border_gap" in w]
+    assert report["total"]["border_gap"]["columns"]["boxes"] == sum(per_world)
+    gaps = measured_border_gap(report["total"])
+    assert gaps["table"]["columns"] == max(
+        w["border_gap"]["classes"]["table"]["columns"]["max"]
+        for w in report["worlds"].values()
+        if "table" in w.get("border_gap", {}).get("classes", {})
+    )
+    line = next(x for x in out.splitlines() if "the border cuts end short of it" in x)
+    assert line.endswith(
+        "; ".join(f"{c} " + " ".join(f"{a} {k}" for a, k in axes.items()) for c, axes in gaps.items())
+    )
