@@ -116,8 +116,8 @@ mr17_axes_of(Q, O, 0, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row
     mr17_pos_row(T, S2, O, X2L, X2H, _, F2H, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
     DZ is abs(H2 - H1) // 10, once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)),
     mr17_heading_mm(T, O, E), TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
-    mr17_drift(0, T, X2L, X2H, F2H, PX, PF),
-    GX is max(0, max(X1L - X2H, X2L - X1H) - PX), SX is max(X1H - X2L, X2H - X1L) + PX,
+    mr17_drift(0, T, X2L, X2H, F2H, PX, PF), mr17_x0(T, S1, S2, O, X1L - X1H, X2L - X2H, XL, XH),
+    GX is max(0, max(XL, -XH) - PX), SX is max(XH, -XL) + PX,
     GF is max(0, max(TL, -TH) - PF), SF is max(TH, -TL) + PF.
 mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row(T, S1, O, X1L, X1H, F1L, F1H, _, _),
     mr17_pos_row(T, S2, O, X2L, X2H, F2L, F2H, _, _), once(camera_height(T, S1, H1)), once(camera_height(T, S2, H2)),
@@ -129,6 +129,20 @@ mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row
     mr17_drift(R, T, X2L, X2H, F2H, PX, PF),
     GX is max(0, max(X1L - RXH, RXL - X1H) - PX), SX is max(X1H - RXL, RXH - X1L) + PX,
     GF is max(0, max(F1L - RFH, RFL - F1H) - PF), SF is max(F1H - RFL, RFH - F1L) + PF.
+% Across without a turn (see mr17_ground.lp): the centre keeps its fraction of the box between the
+% two frames, so the places' difference is narrowed to the range over the span's ends and the depths.
+mr17_xa(T, S, O, A0, A1, DLc, DHc, N) :- once(mr17_depth_row(T, S, O, DL, DH)), DH =< 100000,
+    obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, Fx, _, Cx, _), obj_slack(T, O, KL, _, KR, _),
+    param(centre_span_permille, P), param(centre_drift_permille, Md),
+    M is (X2 + 1 - X1) * (1000 - P) // 2000, G is Md * (X2 - X1 + Y2 - Y1 + 2) // 1000,
+    PX is KL + KR + abs(KL - KR) + 1 + G, A0 is X1 + M - Cx, A1 is X2 + 1 - M - Cx,
+    DLc is DL // 10, DHc is DH // 10 + 1, N is PX * DHc // Fx + 1.
+mr17_x0(T, S1, S2, O, X1L - X1H, X2L - X2H, XL, XH) :- once(camera(T, Fx, _, _, _)),
+    mr17_xa(T, S1, O, A0, A1, D1L, D1H, N1), mr17_xa(T, S2, O, B0, B1, D2L, D2H, N2),
+    L0 is min(A0 * D1L, A0 * D1H) - max(B0 * D2L, B0 * D2H), L1 is min(A1 * D1L, A1 * D1H) - max(B1 * D2L, B1 * D2H),
+    H0 is max(A0 * D1L, A0 * D1H) - min(B0 * D2L, B0 * D2H), H1 is max(A1 * D1L, A1 * D1H) - min(B1 * D2L, B1 * D2H),
+    LX is min(L0, L1) // Fx - 1 - N1 - N2, HX is max(H0, H1) // Fx + 1 + N1 + N2,
+    XL is max(X1L - X2H, LX), XH is min(X1H - X2L, HX).
 % How far the nearest point along the heading may move for a heading that drifts (mm; see the .lp).
 mr17_heading_mm(T, O, E) :- mr17_reach(T, O, Rc), ( exact_turns(T) -> E = 1 ; E is Rc * 70 // 1000 + 1 ).
 % The drift of the heading (see mr17_ground.lp): up to 4 degrees between the two frames' headings,
@@ -183,7 +197,7 @@ mr17_sd_of(Q, O, R, XL, XH, FL, FH) :- mr17_wq(Q, T, S1, S2, _), mr17_pos_row(T,
 mr17_sd_turn(T, S1, S2, O, 0, X1L - X1H - _ - _, X2L - X2H - _ - _, XL, XH, TL, TH) :-
     once(mr17_ahead(T, S1, O, N1L, N1H)), once(mr17_ahead(T, S2, O, N2L, N2H)), mr17_heading_mm(T, O, E),
     TL is (N1L - N2H - E) // 10 - 1, TH is (N1H - N2L + E) // 10 + 1,
-    XL is X1L - X2H, XH is X1H - X2L.
+    mr17_x0(T, S1, S2, O, X1L - X1H, X2L - X2H, XL, XH).
 mr17_sd_turn(_, _, _, _, R, X1L - X1H - F1L - F1H, X2L - X2H - F2L - F2H, XL, XH, FL, FH) :-
     mr17_quarter(R, Cr, Sr), R =\= 0,
     XS = [Cr * X2L - Sr * F2L, Cr * X2L - Sr * F2H, Cr * X2H - Sr * F2L, Cr * X2H - Sr * F2H],
