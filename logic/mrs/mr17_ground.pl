@@ -131,17 +131,19 @@ mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row
     GF is max(0, max(F1L - RFH, RFL - F1H) - PF), SF is max(F1H - RFL, RFH - F1L) + PF.
 % Across without a turn (see mr17_ground.lp): the centre keeps its fraction of the box between the
 % two frames, so the places' difference is narrowed to the range over the span's ends and the depths.
-mr17_xa(T, S, O, A0, A1, DLc, DHc, N) :- once(mr17_depth_row(T, S, O, DL, DH)), DH =< 100000,
-    obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, Fx, _, Cx, _), obj_slack(T, O, KL, _, KR, _),
+mr17_xa(T, S, O, A0, A1, DLc, DHc, E0, E1) :- once(mr17_depth_row(T, S, O, DL, DH)), DH =< 100000,
+    obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, _, _, Cx, _), obj_slack(T, O, KL, _, KR, _),
     param(centre_span_permille, P), param(centre_drift_permille, Md),
-    M is (X2 + 1 - X1) * (1000 - P) // 2000, G is Md * (X2 - X1 + Y2 - Y1 + 2) // 1000,
-    PX is KL + KR + abs(KL - KR) + 1 + G, A0 is X1 + M - Cx, A1 is X2 + 1 - M - Cx,
-    DLc is DL // 10, DHc is DH // 10 + 1, N is PX * DHc // Fx + 1.
+    W is X2 + 1 - X1, M is W * (1000 - P) // 2000, G is Md * (X2 - X1 + Y2 - Y1 + 2) // 1000,
+    E0 is ((W - M) * KL + M * KR + W - 1) // W + 1 + G, E1 is (M * KL + (W - M) * KR + W - 1) // W + 1 + G,
+    A0 is X1 + M - Cx, A1 is X2 + 1 - M - Cx, DLc is DL // 10, DHc is DH // 10 + 1.
 mr17_x0(T, S1, S2, O, X1L - X1H, X2L - X2H, XL, XH) :- once(camera(T, Fx, _, _, _)),
-    mr17_xa(T, S1, O, A0, A1, D1L, D1H, N1), mr17_xa(T, S2, O, B0, B1, D2L, D2H, N2),
-    L0 is min(A0 * D1L, A0 * D1H) - max(B0 * D2L, B0 * D2H), L1 is min(A1 * D1L, A1 * D1H) - max(B1 * D2L, B1 * D2H),
-    H0 is max(A0 * D1L, A0 * D1H) - min(B0 * D2L, B0 * D2H), H1 is max(A1 * D1L, A1 * D1H) - min(B1 * D2L, B1 * D2H),
-    LX is min(L0, L1) // Fx - 1 - N1 - N2, HX is max(H0, H1) // Fx + 1 + N1 + N2,
+    mr17_xa(T, S1, O, A0, A1, D1L, D1H, E0, E1), mr17_xa(T, S2, O, B0, B1, D2L, D2H, F0, F1),
+    L0 is min(A0 * D1L, A0 * D1H) - max(B0 * D2L, B0 * D2H) - E0 * D1H - F0 * D2H,
+    L1 is min(A1 * D1L, A1 * D1H) - max(B1 * D2L, B1 * D2H) - E1 * D1H - F1 * D2H,
+    H0 is max(A0 * D1L, A0 * D1H) - min(B0 * D2L, B0 * D2H) + E0 * D1H + F0 * D2H,
+    H1 is max(A1 * D1L, A1 * D1H) - min(B1 * D2L, B1 * D2H) + E1 * D1H + F1 * D2H,
+    LX is min(L0, L1) // Fx - 3, HX is max(H0, H1) // Fx + 3,
     XL is max(X1L - X2H, LX), XH is min(X1H - X2L, HX).
 % How far the nearest point along the heading may move for a heading that drifts (mm; see the .lp).
 mr17_heading_mm(T, O, E) :- mr17_reach(T, O, Rc), ( exact_turns(T) -> E = 1 ; E is Rc * 70 // 1000 + 1 ).
