@@ -197,7 +197,7 @@ def train_detector(cfg: TrainConfig, *, install: bool = False) -> str:
         "validation": summary,
         # the box slack extract writes per class and edge (class_slack/4): the validation's largest errors
         "class_slack": measured_class_slack(summary["total"]["classes"], BOX_SLACK_LEARNED),
-        # how far short of the border its boxes of cut objects ended: extract's border margin covers it
+        # how far short of the border its boxes of cut objects ended (a record; the margin stays 5%)
         "border_gap": measured_border_gap(summary["total"]),
         "reproduce": "metalogic detector train " + " ".join(sys.argv[3:]) if len(sys.argv) > 3 else "",
     }

@@ -8,7 +8,9 @@ matched to a different track than the last time it was matched.
 The edge errors are what the pixel MRs assume away: they read a whole box (neither cut by the
 border nor hidden in part) as the silhouette's box give or take the trajectory's box_slack. So the
 errors are taken over matched boxes whose true box is whole (not truncated, occluded or partly
-hidden), per class and per edge.
+hidden), per class and per edge. The border gaps are the other side of it: how far short of the
+image border a box ends where the border cuts the object, which the border margin must cover for
+the box to be marked truncated.
 """
 
 from __future__ import annotations
@@ -163,9 +165,9 @@ def border_gap_summary(gaps: Sequence[tuple[str, str, int]]) -> dict[str, Any]:
 
 def measured_border_gap(total: dict[str, Any]) -> dict[str, dict[str, int]]:
     """The border gap a detector's card records (from its validation's as_json total): per class and
-    axis the largest gap seen, which extract's border margin must cover for that class's boxes
-    (extract/boxes.py border_margin). The largest, as for the class slack: one box of a cut object
-    read as whole is enough to break a truthful answer."""
+    axis the largest gap seen. Where it exceeds the border margin (extract/boxes.py), boxes of cut
+    objects of that class can be read as whole. extract does not widen the margin to it: on the
+    calibration worlds that cost many truthful cases and caught no cut box (docs/facts.md, Boxes)."""
     classes = total.get("border_gap", {}).get("classes", {})
     return {cls: {axis: g["max"] for axis, g in axes.items()} for cls, axes in sorted(classes.items())}
 
