@@ -24,11 +24,11 @@ mr17_near(T, S, O, FL, FH) :- mr17_rows(T, S, O, G, V1, V2, _, _), mr17_pitch(T,
     FL is G * A1 // B1, FH is G * A2 // B2 + 1.
 mr17_ahead(T, S, O, FL, FH) :- mr17_near(T, S, O, FL, FH), FH =< 100000.
 
-mr17_depth_of(T, S, O, DL, DH) :- mr17_ahead(T, S, O, FL, FH),
-    obs_span(T, S, O, _, _, VL, VH), mr17_pitch(T, S, C, Sn), camera(T, _, Fy, _, _), mr17_reach(T, O, R),
+mr17_depth_of(T, S, O, DL, DH) :- mr17_ahead(T, S, O, FL, FH), mr17_acentre(T, S, O, AN, AX),
+    mr17_reach(T, O, R), DL is FL * 10000 // AX, DH is (FH + R) * 10000 // AN + 1.
+mr17_acentre(T, S, O, AN, AX) :- obs_span(T, S, O, _, _, VL, VH), mr17_pitch(T, S, C, Sn), camera(T, _, Fy, _, _),
     AL is C - VL * Sn // Fy, EL is 2 + abs(VL) // Fy, AH is C - VH * Sn // Fy, EH is 2 + abs(VH) // Fy,
-    AX is max(AL + EL, AH + EH), AN is min(AL - EL, AH - EH), AN >= 1000,
-    DL is FL * 10000 // AX, DH is (FH + R) * 10000 // AN + 1.
+    AX is max(AL + EL, AH + EH), AN is min(AL - EL, AH - EH), AN >= 1000.
 
 mr17_fan(T, S, O, top, V1, V2, FL, FF) :- mr17_ahead(T, S, O, FL, FH), mr17_rows(T, S, O, _, _, _, V1, V2),
     mr17_reach(T, O, R), FF is FH + 2 * R.
@@ -130,21 +130,34 @@ mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row
     GX is max(0, max(X1L - RXH, RXL - X1H) - PX), SX is max(X1H - RXL, RXH - X1L) + PX,
     GF is max(0, max(F1L - RFH, RFL - F1H) - PF), SF is max(F1H - RFL, RFH - F1L) + PF.
 % Across without a turn (see mr17_ground.lp): the centre keeps its fraction of the box between the
-% two frames, so the places' difference is narrowed to the range over the span's ends and the depths.
-mr17_xa(T, S, O, A0, A1, DLc, DHc, E0, E1) :- once(mr17_depth_row(T, S, O, DL, DH)), DH =< 100000,
+% two frames, and its reach behind the nearest point, so the places' difference is narrowed to the
+% range over the span's ends, the nearest points' depths and the reach.
+mr17_xa(T, S, O, A0, A1, E0, E1, NL, NH, RA, IL, IH) :- once(mr17_depth_row(T, S, O, _, DH)), DH =< 100000,
+    once(mr17_ahead(T, S, O, FL, FH)), once(mr17_acentre(T, S, O, AN, AX)), mr17_reach(T, O, R), R =< 100000,
     obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, _, _, Cx, _), obj_slack(T, O, KL, _, KR, _),
     param(centre_span_permille, P), param(centre_drift_permille, Md),
     W is X2 + 1 - X1, M is W * (1000 - P) // 2000, G is Md * (X2 - X1 + Y2 - Y1 + 2) // 1000,
     E0 is ((W - M) * KL + M * KR + W - 1) // W + 1 + G, E1 is (M * KL + (W - M) * KR + W - 1) // W + 1 + G,
-    A0 is X1 + M - Cx, A1 is X2 + 1 - M - Cx, DLc is DL // 10, DHc is DH // 10 + 1.
+    A0 is X1 + M - Cx, A1 is X2 + 1 - M - Cx,
+    NL is FL * 1000 // AX, NH is FH * 1000 // AN + 1, RA is R * 1000 // AN + 1,
+    IL is 100000000 // AX, IH is 100000000 // AN + 1.
+mr17_rho(T, O, Rh) :- mr17_reach(T, O, R), ( exact_turns(T) -> Rh = 0 ; Rh is R * 73 // 1000 + 1 ).
 mr17_x0(T, S1, S2, O, X1L - X1H, X2L - X2H, XL, XH) :- once(camera(T, Fx, _, _, _)),
-    mr17_xa(T, S1, O, A0, A1, D1L, D1H, E0, E1), mr17_xa(T, S2, O, B0, B1, D2L, D2H, F0, F1),
-    L0 is min(A0 * D1L, A0 * D1H) - max(B0 * D2L, B0 * D2H) - E0 * D1H - F0 * D2H,
-    L1 is min(A1 * D1L, A1 * D1H) - max(B1 * D2L, B1 * D2H) - E1 * D1H - F1 * D2H,
-    H0 is max(A0 * D1L, A0 * D1H) - min(B0 * D2L, B0 * D2H) + E0 * D1H + F0 * D2H,
-    H1 is max(A1 * D1L, A1 * D1H) - min(B1 * D2L, B1 * D2H) + E1 * D1H + F1 * D2H,
+    mr17_reach(T, O, R), mr17_rho(T, O, Rh),
+    mr17_xa(T, S1, O, A0, A1, E0, E1, N1L, N1H, RA, I1L, I1H),
+    mr17_xa(T, S2, O, B0, B1, F0, F1, N2L, N2H, _, I2L, I2H),
+    DA is max(0, max(I1H - I2L, I2H - I1L)),
+    U is ((R // 10 + 1) * DA + 9999) // 10000 + ((Rh // 10 + 1) * I2H + 9999) // 10000,
+    mr17_xend(A0, B0, E0, F0, N1L, N1H, N2L, N2H, RA, U, L0, H0),
+    mr17_xend(A1, B1, E1, F1, N1L, N1H, N2L, N2H, RA, U, L1, H1),
     LX is min(L0, L1) // Fx - 3, HX is max(H0, H1) // Fx + 3,
     XL is max(X1L - X2H, LX), XH is min(X1H - X2L, HX).
+% One end of the span: the products over the nearest points' depths, their slack, the reach's term
+% over u1 - u2, and the small terms per pixel of |u2| (see mr17_ground.lp).
+mr17_xend(A, B, E, F, N1L, N1H, N2L, N2H, RA, U, L, H) :-
+    K is E * N1H + F * N2H + U * (abs(B) + F), DL is A - B - E - F, DH is A - B + E + F,
+    L is min(A * N1L, A * N1H) - max(B * N2L, B * N2H) - K + min(0, RA * DL),
+    H is max(A * N1L, A * N1H) - min(B * N2L, B * N2H) + K + max(0, RA * DH).
 % How far the nearest point along the heading may move for a heading that drifts (mm; see the .lp).
 mr17_heading_mm(T, O, E) :- mr17_reach(T, O, Rc), ( exact_turns(T) -> E = 1 ; E is Rc * 70 // 1000 + 1 ).
 % The drift of the heading (see mr17_ground.lp): up to 4 degrees between the two frames' headings,
