@@ -1,6 +1,6 @@
 % MR17 ground anchor: an object standing on a known surface meets it where the ray through its box's
 % bottom row meets that surface, so a camera of known height and pitch bounds its depth and size,
-% the distances and map directions between such objects, and how far and which way the camera moved.
+% the distances, map directions and above/below between such objects, and how the camera moved.
 :- include('mr17_ground.decl').
 
 % The geometry and the rounding allowances are explained in mr17_ground.lp; the same integer steps
@@ -254,6 +254,25 @@ mr17_size_off(Ag, Q) :- \+ mr17_fits(Ag, Q).
 mr17_fits(Ag, Q) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, _, _),
     \+ mr17_short(Ag, Q, S), \+ mr17_tall(Ag, Q, S), !.
 
+% Object relations (SC2-a; see mr17_ground.lp): the middles 2 Hs + H that the anchored heights allow
+% (their intersection over the frames for the simulator's boxes, their union for a detector's).
+mr17_hall(T, O, L, H) :- support(T, O, _), findall(HL-HH, mr17_size_row(T, _, O, HL, HH), Rows), Rows \== [],
+    param(ground_slack_permille, P),
+    findall(L1, (member(A-_, Rows), L1 is A - 10 - abs(A) * P // 1000), Ls),
+    findall(H1, (member(_-B, Rows), H1 is B + 10 + abs(B) * P // 1000), Hs),
+    ( exact_boxes(T) -> max_list(Ls, L), min_list(Hs, H) ; min_list(Ls, L), max_list(Hs, H) ).
+mr17_mid2(T, O, ML, MH) :- once(support(T, O, Hs)), mr17_hall(T, O, L, H), L =< H,
+    ML is 2 * Hs + max(0, L), MH is 2 * Hs + H.
+mr17_uq(Q, LD, HD) :- pair_query(Q, obj_dir, T, _, A, B), A \== B, mr17_mid2(T, A, AL, AH), mr17_mid2(T, B, BL, BH),
+    LD is AL - BH, HD is AH - BL.
+testcase(mr17u(Q), mr17, sc2a) :- mr17_uq(Q, _, _).
+case_query(mr17u(Q), Q) :- mr17_uq(Q, _, _).
+violates(Ag, mr17u(Q), vertical_against_ground) :- mr17_uq(Q, LD, HD), dir_answer(Ag, Q, N),
+    dir_name(ego, N, _, _, SU), param(truth_band_mm, W), mr17_uoff(SU, LD, HD, W).
+mr17_uoff(1, _, HD, W) :- HD < 2 * (W - 10).
+mr17_uoff(-1, LD, _, W) :- LD > -2 * (W - 10).
+mr17_uoff(0, LD, HD, W) :- ( LD > 2 * (W + 20) ; HD < -2 * (W + 20) ), !.
+
 explain(Ag, mr17d(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17d(Q)), mr17_dq(Q, T, S, O),
     detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
 explain(Ag, mr17s(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17s(Q)), mr17_sq(Q, T, O),
@@ -262,3 +281,6 @@ explain(Ag, mr17w(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag,
     distinct(O, mr17_wrong(Ag, Q, O)), member(S, [S1, S2]), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
 explain(Ag, mr17a(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17a(Q)), mr17_mapq(Q, T, S, A, B),
     member(O, [A, B]), detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
+explain(Ag, mr17u(Q), detection(T, S, O, Cl, F, X1, Y1, X2, Y2)) :- violated(Ag, mr17u(Q)),
+    pair_query(Q, obj_dir, T, _, A, B), member(O, [A, B]), mr17_size_row(T, S, O, _, _),
+    detection(T, S, O, Cl, F, X1, Y1, X2, Y2).
