@@ -100,10 +100,11 @@ case_query(mr17m(Q), Q) :- mr17_dcase(mr17m(Q), _, _).
 violates(Ag, mr17d(Q), R) :- mr17_dq(Q, T, S, O), mag_answer(Ag, Q, D), mr17_depth_row(T, S, O, DL, DH),
     param(depth_round_mm, Rd), param(ground_slack_permille, P),
     ( D > DH + Rd + DH * P // 1000, R = farther_than_ground ; D < DL - Rd - DL * P // 1000, R = nearer_than_ground ).
-mr17_short(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, HL, _),
-    param(ground_slack_permille, P), H < HL - 10 - abs(HL) * P // 1000.
-mr17_tall(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_size_row(T, S, O, _, HH),
-    param(ground_slack_permille, P), H > HH + 10 + abs(HH) * P // 1000.
+% mr17_hw(T, S, O, L, H): the heights a frame allows, widened (also read by the relations below).
+mr17_hw(T, S, O, L, H) :- mr17_size_row(T, S, O, HL, HH), param(ground_slack_permille, P),
+    L is HL - 10 - abs(HL) * P // 1000, H is HH + 10 + abs(HH) * P // 1000.
+mr17_short(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_hw(T, S, O, L, _), H < L.
+mr17_tall(Ag, Q, S) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_hw(T, S, O, _, Hh), H > Hh.
 % Moves (SC1-b; see mr17_ground.lp): the views of a move_dist question are stored with their
 % parts for each quarter turn, mr17_axes_row(Q, O, R, GX, SX, GF, SF, DZ).
 mr17_mq(Q, T, S1, S2) :- move_query(Q, move_dist, T, S1, S2), agent_camera(T), S1 \== S2.
@@ -256,10 +257,8 @@ mr17_fits(Ag, Q) :- mr17_sq(Q, T, O), mag_answer(Ag, Q, H), H =< 100000, mr17_si
 
 % Object relations (SC2-a; see mr17_ground.lp): the middles 2 Hs + H that the anchored heights allow
 % (their intersection over the frames for the simulator's boxes, their union for a detector's).
-mr17_hall(T, O, L, H) :- support(T, O, _), findall(HL-HH, mr17_size_row(T, _, O, HL, HH), Rows), Rows \== [],
-    param(ground_slack_permille, P),
-    findall(L1, (member(A-_, Rows), L1 is A - 10 - abs(A) * P // 1000), Ls),
-    findall(H1, (member(_-B, Rows), H1 is B + 10 + abs(B) * P // 1000), Hs),
+mr17_hall(T, O, L, H) :- support(T, O, _), findall(L1, mr17_hw(T, _, O, L1, _), Ls), Ls \== [],
+    findall(H1, mr17_hw(T, _, O, _, H1), Hs),
     ( exact_boxes(T) -> max_list(Ls, L), min_list(Hs, H) ; min_list(Ls, L), max_list(Hs, H) ).
 mr17_mid2(T, O, ML, MH) :- once(support(T, O, Hs)), mr17_hall(T, O, L, H), L =< H,
     ML is 2 * Hs + max(0, L), MH is 2 * Hs + H.
