@@ -294,6 +294,7 @@ def parse_output(out: EngineOutput, consume: bool = False) -> Rows:
     take_lines("answer_held")
     take_lines("answer_mr")
     take_lines("tested_answers")
+    take_lines("untested_suspect")
     return rows
 
 

@@ -379,6 +379,7 @@ RESULTS: dict[str, int] = {
     "answer_held": 4,
     "answer_mr": 5,
     "tested_answers": 3,
+    "untested_suspect": 2,
     "blamed": 3,
     "blame_count": 5,
     "blame_rate": 3,

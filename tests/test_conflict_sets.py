@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from metalogic.engine.facts import read_facts
-from metalogic.engine.rules.loader import load_ruleset
+from metalogic.engine.rules.loader import load_ruleset, select_mrs
 from metalogic.engine.session.runs import run_engine
 
 # MR11 (examples/facts/mr11_move_view.lp's hallway): a 10 cm box 2 m ahead fills 50 rows, 67 rows
@@ -152,3 +152,46 @@ def test_mr17_blames_a_move_direction_against_the_camera_height_alone(engine: st
     assert {c for c in out.lines["conflict_set"] if "mr17" in c} == {
         "conflict_set(level,mr17w(q903),all,q903)"
     }
+
+
+# No frame shows these moves (examples/facts/mr4_triangle.lp's corridor). MR4 compares move lengths
+# only with each other, which any consistent distortion of them keeps (`double` answers every move
+# twice its length): a length only MR4 reads (q403) is not tested, unless only the paper's MRs run.
+# MR14 compares q401 and q402 with the move directions of the same steps, another capability, so
+# those two are tested. `shaky` breaks the triangle; blame may retract q403, which then counts in no
+# capability's blamed share.
+CORRIDOR = """\
+trajectory(corridor, household).
+step_mm(corridor, 250).
+query(q401, move_dist(corridor, 0, 1)).
+query(q402, move_dist(corridor, 1, 2)).
+query(q403, move_dist(corridor, 0, 2)).
+query(q404, move_dir(corridor, 0, 1)).
+query(q405, move_dir(corridor, 1, 2)).
+answer(double, q401, 4).
+answer(double, q402, 6).
+answer(double, q403, 10).
+answer(double, q404, move(forward, none)).
+answer(double, q405, move(forward, none)).
+answer(shaky, q401, 2).
+answer(shaky, q402, 3).
+answer(shaky, q403, 4).
+answer(shaky, q404, move(forward, none)).
+answer(shaky, q405, move(forward, none)).
+"""
+
+
+@pytest.mark.parametrize("engine", ["clingo", "prolog"])
+@pytest.mark.parametrize(("mrs", "tested"), [("all", 2), ("mr4,mr14", 2), ("paper", 3), ("mr4", 3)])
+def test_answers_only_the_papers_mrs_read_are_tested_only_when_those_alone_run(
+    engine: str, mrs: str, tested: int, tmp_path: Path
+) -> None:
+    (tmp_path / "corridor.lp").write_text(CORRIDOR)
+    out = run_engine(engine, select_mrs(load_ruleset(), mrs), read_facts(tmp_path).program(), {})
+    assert "violation(shaky,mr4(q401,q402,q403),mr4,sc1b,not_sum)" in out.lines["violation"]
+    assert not any(v.startswith("violation(double,") for v in out.lines["violation"])
+    assert {t for t in out.lines["tested_answers"] if ",sc1b," in t} == {
+        f"tested_answers(double,sc1b,{tested})",
+        f"tested_answers(shaky,sc1b,{tested})",
+    }
+    assert out.lines["untested_suspect"] == ({"untested_suspect(shaky,q403)"} if tested == 2 else set())

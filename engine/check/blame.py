@@ -130,6 +130,12 @@ class _Data:
             _held_row(line, 3, self._symbol("tested_answers", line))
             for line in sorted(lines["tested_answers"])
         ]
+        # answers in conflict sets that no case checking their value tests: blame may retract them,
+        # but the blamed shares count tested answers only (rates.lp, residual.lp)
+        self.untested = [
+            _held_row(line, 2, self._symbol("untested_suspect", line))
+            for line in sorted(lines.get("untested_suspect", ()))
+        ]
         self.groups = _row_groups([r for rows in self.conflicts.values() for r in rows])  # before reduce
 
     def _symbol(self, name: str, line: str) -> clingo.Symbol | None:
@@ -347,11 +353,13 @@ def estimate(data: _Data, agents: list[str], given: list[str]) -> tuple[set[str]
     of those answers, which say their capability)."""
     wanted = set(agents)
     tested = [r for r in data.tested if r.agent in wanted]
+    untested = [r for r in data.untested if r.agent in wanted]
     blamed = {(f[0], f[1]) for f in (_fields(line, 3) for line in given if line.startswith("blamed("))}
     held = [r for ag in agents for r in data.held.get(ag, []) if (r.agent, r.query) in blamed]
     if data.engine == "clingo":
         session = Session("clingo", tables=False).load(BLAME_DIR / "rates.lp")
         session.add_rows("tested_answers", 3, [r.sym for r in tested if r.sym is not None])
+        session.add_rows("untested_suspect", 2, [r.sym for r in untested if r.sym is not None])
         blamed_lines = [line for line in given if line.startswith("blamed(")]
         session.add_rows("blamed", 3, [clingo.parse_term(line) for line in blamed_lines])
         _add_rows(session, data, [], "answer_held", held).add_lines(
@@ -360,7 +368,8 @@ def estimate(data: _Data, agents: list[str], given: list[str]) -> tuple[set[str]
         found = {str(s) for s in session.symbols()}
     else:
         found = _prolog(
-            "ml_blame:ml_blame_estimate", [*(r.line for r in tested), *(r.line for r in held), *given]
+            "ml_blame:ml_blame_estimate",
+            [*(r.line for r in tested), *(r.line for r in untested), *(r.line for r in held), *given],
         )
     counts = {line for line in found if line.startswith("blame_count(")}
     rates = {}
@@ -382,13 +391,20 @@ def residual(data: _Data, given: list[str]) -> set[str]:
         session = Session("clingo", tables=False).load(BLAME_DIR / "residual.lp")
         _add_rows(session, data, conflicts, "answer_held", held)
         session.add_rows("evidence", 4, [r.sym for r in evidence if r.sym is not None])
+        session.add_rows("untested_suspect", 2, [r.sym for r in data.untested if r.sym is not None])
         session.add_rows(
             "blamed", 3, [clingo.parse_term(line) for line in given if line.startswith("blamed(")]
         )
         return {
             str(s) for s in session.add_lines([line for line in given if line.startswith("rate(")]).symbols()
         }
-    lines = [*(r.line for r in conflicts), *(r.line for r in held), *(r.line for r in evidence), *given]
+    lines = [
+        *(r.line for r in conflicts),
+        *(r.line for r in held),
+        *(r.line for r in evidence),
+        *(r.line for r in data.untested),
+        *given,
+    ]
     return _prolog("ml_blame:ml_blame_residual", lines)
 
 
@@ -440,6 +456,7 @@ def _conflict_row(line: str, sym: clingo.Symbol | None = None) -> Row:
 
 def _held_row(line: str, arity: int = 4, sym: clingo.Symbol | None = None) -> Row:
     """answer_held(Agent, Query, SC, N) or evidence(Agent, Query, SC, E) (or tested_answers(Agent,
-    SC, N), arity 3) -> Row of its first two arguments (and the capability SC as its key)."""
+    SC, N), arity 3, or untested_suspect(Agent, Query), arity 2) -> Row of its first two arguments
+    (and the capability SC as its key)."""
     f = _fields(line, arity)
     return Row(line, f[0], f[1], f[2] if arity == 4 else "", sym)

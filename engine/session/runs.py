@@ -37,7 +37,7 @@ def wanted(detail: bool) -> dict[str, int]:
 
 # What blame reads from the check (engine/check/blame.py): on clingo the symbols are kept beside the
 # lines, so that blame hands them to its programs without reading the lines again.
-BLAME_INPUTS = ("conflict_set", "answer_held", "answer_mr", "tested_answers")
+BLAME_INPUTS = ("conflict_set", "answer_held", "answer_mr", "tested_answers", "untested_suspect")
 
 
 @dataclass

@@ -19,7 +19,7 @@
 
 :- discontiguous diagnose_line/1.
 :- dynamic conflict_set/4, answer_held/4, answer_mr/5, evidence/4, rate/3, power/4, pooled_power/3, param/2,
-    big/2, part/3, tested_answers/3, blamed/3, neglog/2, logistic/2.
+    big/2, part/3, tested_answers/3, untested_suspect/2, blamed/3, neglog/2, logistic/2.
 
 load_neglog :- neglog(1, _), !.
 load_neglog :- load_table('/neglog.facts').
@@ -64,7 +64,7 @@ ml_blame_residual(In, Out) :-
     write_lines(Out, Ls).
 
 reset :- forall(member(N/A, [conflict_set/4, answer_held/4, answer_mr/5, evidence/4, rate/3, power/4, pooled_power/3,
-                             param/2, big/2, part/3, tested_answers/3, blamed/3]),
+                             param/2, big/2, part/3, tested_answers/3, untested_suspect/2, blamed/3]),
                 ( functor(H, N, A), retractall(H) )).
 load_input(In) :- load_neglog, setup_call_cleanup(open(In, read, S, [encoding(utf8)]), read_facts(S), close(S)).
 read_facts(S) :-
@@ -204,7 +204,7 @@ estimate_line(rate(Ag, SC, P)) :- blame_count(Ag, SC, N, Cert, Poss),
 blame_count(Ag, SC, N, Cert, Poss) :- tested_answers(Ag, SC, N),
     aggregate_all(count, blamed_sc(Ag, SC, _, certain), Cert),
     aggregate_all(count, blamed_sc(Ag, SC, _, possible), Poss).
-blamed_sc(Ag, SC, Q, Kind) :- blamed(Ag, Q, Kind), once(answer_held(Ag, Q, SC, _)).
+blamed_sc(Ag, SC, Q, Kind) :- blamed(Ag, Q, Kind), once(answer_held(Ag, Q, SC, _)), \+ untested_suspect(Ag, Q).
 
 % ---- the MRs' power over the answers that are wrong beyond doubt (power.lp)
 power_line(power(Ag, SC, MR, R)) :-
@@ -228,7 +228,8 @@ alone(Ag, Q) :-
 residual_line(blame_residual(Ag, SC, R)) :-
     findall(Ag0-SC0, counted(Ag0, _, SC0), Ks0), sort(Ks0, Ks), member(Ag-SC, Ks),
     aggregate_all(sum(P), ( counted(Ag, Q, SC), wrong_share(Ag, Q, SC, P) ), S), R is (S + 500) // 1000.
-counted(Ag, Q, SC) :- answer_held(Ag, Q, SC, H), \+ blamed(Ag, Q, _), ( H > 0 -> true ; told(Ag, Q) ).
+counted(Ag, Q, SC) :- answer_held(Ag, Q, SC, H), \+ blamed(Ag, Q, _), \+ untested_suspect(Ag, Q),
+    ( H > 0 -> true ; told(Ag, Q) ).
 wrong_share(Ag, Q, SC, P) :-
     evidence(Ag, Q, SC, E), rate(Ag, SC, Pr), neglog(Pr, A), Pr1 is 1000 - Pr, neglog(Pr1, B), W is A - B + E,
     (   W < -760 -> P = 1000

@@ -32,13 +32,25 @@ answer_mr(Ag, Q, MR, H, V) :-
     aggregate_all(count, ( member(MR-I, Ps), \+ off_i(Ag, I), \+ viol_i(Ag, I) ), H),
     aggregate_all(count, ( member(MR-I, Ps), viol_i(Ag, I) ), V).
 
-%% tested_answers(?Ag, ?SC, -N): the agent's answers of capability SC that an applicable case reads,
-%% less those whose every reading case broke for another answer's sake (conflicts.lp).
+%% tested_answers(?Ag, ?SC, -N): the agent's answers of capability SC that an applicable case of an MR
+%% that checks their value reads, less those whose every reading case broke for another answer's
+%% sake (conflicts.lp).
 tested_answers(Ag, SC, N) :- agent(Ag), ml_tested_counts(Ag, Counts), capability(SC, _), ml_count(Counts, SC, N).
 ml_tested_counts(Ag, Counts) :-
     ml_explained(Ag, Ex),
-    ml_key_counts(SC, ( answer(Ag, Q, _), once(( case_read_i(I, Q), \+ off_i(Ag, I) )), \+ ord_memberchk(Q, Ex),
-                        query_sc(Q, SC) ), Counts).
+    ml_key_counts(SC, ( answer(Ag, Q, _), ml_tested(Ag, Q, Ex), query_sc(Q, SC) ), Counts).
+ml_tested(Ag, Q, Ex) :- once(( case_read_i(I, Q), ml_checked_i(I), \+ off_i(Ag, I) )), \+ ord_memberchk(Q, Ex).
+
+%% ml_checked_i(+I): case I checks the answers it reads against something other than answers of
+%% their own kind (conflicts.lp): its MR compares them with what the frames show (mr_set anchored),
+%% or its questions span two capabilities; or only the paper's MRs run.
+ml_checked_i(I) :- tc_i(I, MR, _), mr_set(MR, anchored), !.
+ml_checked_i(I) :- cq_i(I, Q1), query_sc(Q1, S1), cq_i(I, Q2), query_sc(Q2, S2), S1 \== S2, !.
+ml_checked_i(_) :- \+ ( mr(MR), \+ mr_set(MR, paper) ).
+
+%% ml_untested_suspects(+Ag, +Qs, -Us): the answers Qs (the agent's answers in conflict sets) that are
+%% not tested (untested_suspect/2 in conflicts.lp).
+ml_untested_suspects(Ag, Qs, Us) :- ml_explained(Ag, Ex), findall(Q, ( member(Q, Qs), \+ ml_tested(Ag, Q, Ex) ), Us).
 
 %% ml_explained(+Ag, -Qs): the agent's answers that no case reading them holds and whose every
 %% conflict set is met, a set of two or more with an answer that is a set alone (sorted).

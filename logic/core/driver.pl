@@ -179,7 +179,9 @@ ml_emit_blame_input(S) :-
                         forall(member(conflict_set(A, C, K, Q), Rows), ml_emit(S, conflict_set(A, C, K, Q))),
                         findall(Q, member(conflict_set(_, _, _, Q), Rows), Qs0), sort(Qs0, Qs),
                         forall(( member(Q, Qs), answer_held(Ag, Q, SC, H) ), ml_emit(S, answer_held(Ag, Q, SC, H))),
-                        forall(( member(Q, Qs), answer_mr(Ag, Q, MR, H, V) ), ml_emit(S, answer_mr(Ag, Q, MR, H, V))) )),
+                        forall(( member(Q, Qs), answer_mr(Ag, Q, MR, H, V) ), ml_emit(S, answer_mr(Ag, Q, MR, H, V))),
+                        ml_untested_suspects(Ag, Qs, Us),
+                        forall(member(Q, Us), ml_emit(S, untested_suspect(Ag, Q))) )),
     forall(tested_answers(Ag, SC, N), ml_emit(S, tested_answers(Ag, SC, N))).
 
 % What `check --out` writes of each case, the case printed once: its rows, its violations (counted
