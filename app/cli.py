@@ -382,7 +382,7 @@ def schema(fmt: str) -> None:
 
     Example: metalogic schema --format markdown
     """
-    from metalogic.engine.schema import render
+    from metalogic.app.schema_doc import render
 
     click.echo(render(fmt))
 

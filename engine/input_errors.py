@@ -110,6 +110,14 @@ def _describe_input_error(e: Term) -> tuple[str, str, str, Term | None]:
             "keep the right class_slack fact and delete the other",
             Fun("class_slack", (t, cl, edge)),
         )
+    if e.name == "two_class_centres":
+        t, cl = a
+        return (
+            f"class {text(cl)} of trajectory {text(t)} has two different class_centre facts",
+            "one class_centre fact per trajectory and class",
+            "keep the right class_centre fact and delete the other",
+            Fun("class_centre", (t, cl)),
+        )
     if e.name in ("two_supports", "two_footprints"):
         t, o = a
         pred = "support" if e.name == "two_supports" else "footprint"

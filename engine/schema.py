@@ -163,6 +163,17 @@ PREDICATES: tuple[Predicate, ...] = (
     ),
     _p(
         "scene",
+        "class_centre",
+        "the middle part of a whole box of an object of class Class, in thousandths of the box's width "
+        "(W) and height (H), that holds the projection of the object's centre, in place of the "
+        "centre_span_permille parameter (metalogic simulate writes what its own objects showed)",
+        ("T", ID, "trajectory id"),
+        ("Class", AtomType("a class name (lower-case atom)"), "object class"),
+        ("W", IntType("thousandths (1..1000)", 1, 1000), "thousandths of the width"),
+        ("H", IntType("thousandths (1..1000)", 1, 1000), "thousandths of the height"),
+    ),
+    _p(
+        "scene",
         "exact_boxes",
         "the trajectory's boxes are its objects' own silhouettes (the simulator's), so box_slack bounds "
         "their error; without it the boxes are a detector's, whose slack is an estimate from its "
@@ -456,45 +467,3 @@ def check_fact(t: Term) -> tuple[int, str, str, str] | None:
         else "see docs/facts.md or run 'metalogic schema' for the predicates a facts file may hold"
     )
     return (0, f"unknown predicate {key}", "one of " + ", ".join(known), fix)
-
-
-# ---- the schema as a person reads it ----------------------------------------------------------
-
-DOC_GROUPS = {  # the schema's groups as `metalogic schema` and docs/facts.md title them
-    "scene": "Scene facts (from `metalogic extract` or your own tracker)",
-    "truth": "Ground truth (optional: simulator or dataset)",
-    "queries": "Queries (from `metalogic generate`)",
-    "answers": "Answers (from `metalogic ask`, or written by hand)",
-}
-
-
-def _arg_names(kind: str, arity: int) -> list[str]:
-    if arity == 4:
-        return ["T", "S", "A", "B"]
-    return ["T", "S1", "S2"] if kind.startswith("move") else ["T", "S", "O"]
-
-
-def render(fmt: str = "text") -> str:
-    """The schema as text or as Markdown (docs/facts.md embeds the latter)."""
-    out: list[str] = []
-    for group, title in DOC_GROUPS.items():
-        preds = [p for p in PREDICATES if p.group == group]
-        if fmt == "markdown":
-            out += [f"### {title}", "", "| predicate | meaning | arguments |", "|---|---|---|"]
-            for p in preds:
-                args = "<br>".join(f"`{a.name}`: {a.type.label}; {a.doc}" for a in p.args)
-                out.append(f"| `{p.signature}` | {p.doc} | {args} |")
-            out.append("")
-        else:
-            out.append(title)
-            for p in preds:
-                out.append(f"  {p.signature}.  % {p.doc}")
-                for a in p.args:
-                    out.append(f"      {a.name}: {a.type.label} ({a.doc})")
-            out.append("")
-    kinds = ", ".join(f"`{k}({', '.join(_arg_names(k, len(v)))})`" for k, v in QUERY_KINDS.items())
-    if fmt == "markdown":
-        out += ["Query contents: " + kinds + ".", ""]
-    else:
-        out.append("Query contents: " + kinds.replace("`", ""))
-    return "\n".join(out).rstrip() + "\n"

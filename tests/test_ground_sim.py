@@ -72,6 +72,11 @@ def test_the_simulator_writes_the_ground_facts(run: Path) -> None:
     assert {t for t, _, _ in heights} == {"household_s29_e1", "drone_s29_e1"}
     assert supports and {(t, o) for t, o, _ in supports} == {(t, o) for t, o, _ in footprints}
     assert {int(h) for _, _, h in supports} & {0}, "some objects stand on the floor"
+    # where a class's centre projects in its boxes, for every class the boxes name (CLASS_CENTRE)
+    detected = set(re.findall(r"^detection\((\w+),\d+,\w+,(\w+),", text, re.M))
+    centres = re.findall(r"^class_centre\((\w+),(\w+),(\d+),(\d+)\)\.$", text, re.M)
+    assert {(t, c) for t, c, _, _ in centres} == detected
+    assert all(0 < int(w) <= 500 and 0 < int(h) <= 500 for _, _, w, h in centres)
 
 
 def test_the_oracle_breaks_no_ground_case_and_metric_distortions_fall(run: Path, tmp_path: Path) -> None:

@@ -253,7 +253,9 @@ def _clashes(lp: Path, core_heads: set[str], owner: dict[str, Path]) -> list[Pro
 
 def _check_defined(rs: RuleSet) -> None:
     """Ground the whole program without facts and report atoms no rule or fact can define."""
-    session = Session("clingo", warn=True, message_limit=200).load(*rs.detail_lp_files).ground()
+    # every fact predicate the rules read and no fact gives is one message (skipped below); clingo
+    # stops reporting at the limit, which must not hide a user's misspelt atom behind them
+    session = Session("clingo", warn=True, message_limit=10_000).load(*rs.detail_lp_files).ground()
     user = {str(m.lp) for m in rs.mrs if not m.shipped} | {
         display_path(m.lp) for m in rs.mrs if not m.shipped
     }

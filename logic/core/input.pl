@@ -21,6 +21,8 @@ input_error(two_pitches(T, S)) :- distinct(T-S, camera_pitch(T, S, _)),
 input_error(two_slacks(T)) :- distinct(T, box_slack(T, _)), aggregate_all(set(K), box_slack(T, K), [_, _ | _]).
 input_error(two_class_slacks(T, Cl, E)) :- distinct(T-Cl-E, class_slack(T, Cl, E, _)),
     aggregate_all(set(K), class_slack(T, Cl, E, K), [_, _ | _]).
+input_error(two_class_centres(T, Cl)) :- distinct(T-Cl, class_centre(T, Cl, _, _)),
+    aggregate_all(set(W-H), class_centre(T, Cl, W, H), [_, _ | _]).
 input_error(two_heights(T, S)) :- distinct(T-S, camera_height(T, S, _)),
     aggregate_all(set(H), camera_height(T, S, H), [_, _ | _]).
 input_error(two_supports(T, O)) :- distinct(T-O, support(T, O, _)), aggregate_all(set(H), support(T, O, H), [_, _ | _]).

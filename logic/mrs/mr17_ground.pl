@@ -136,7 +136,7 @@ mr17_axes_of(Q, O, R, GX, SX, GF, SF, DZ) :- mr17_mq(Q, T, S1, S2), mr17_pos_row
 mr17_xa(T, S, O, A0, A1, E0, E1, NL, NH, RA, IL, IH) :- once(mr17_depth_row(T, S, O, _, DH)), DH =< 100000,
     once(mr17_ahead(T, S, O, FL, FH)), once(mr17_acentre(T, S, O, AN, AX)), mr17_reach(T, O, R), R =< 100000,
     obs_whole(T, S, O, X1, Y1, X2, Y2), camera(T, _, _, Cx, _), obj_slack(T, O, KL, _, KR, _),
-    param(centre_span_permille, P), param(centre_drift_permille, Md),
+    obj_centre(T, O, P, _), param(centre_drift_permille, Md),
     W is X2 + 1 - X1, M is W * (1000 - P) // 2000, G is Md * (X2 - X1 + Y2 - Y1 + 2) // 1000,
     E0 is ((W - M) * KL + M * KR + W - 1) // W + 1 + G, E1 is (M * KL + (W - M) * KR + W - 1) // W + 1 + G,
     A0 is X1 + M - Cx, A1 is X2 + 1 - M - Cx,
